@@ -1,0 +1,1 @@
+//! Programs live in `examples/`; this crate only hosts them.

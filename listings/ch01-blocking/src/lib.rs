@@ -1,0 +1,186 @@
+//! Chapter 1: blocking the runtime.
+//!
+//! A heavy request does tens of milliseconds of CPU work. Done inline in an async task it holds a
+//! Tokio worker for that long, and every task queued behind it waits. The three fixes move the
+//! work off the worker: to Tokio's blocking pool, to a thread that takes over the worker's queue,
+//! or to a dedicated Rayon pool (a compute lane).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+use tokio::sync::oneshot;
+
+// ANCHOR: burn
+/// Pure CPU work: `rounds` steps of a multiply-rotate chain. Returns a digest, so the compiler
+/// cannot skip the work and the caller can check it.
+pub fn burn(rounds: u64, seed: u64) -> u64 {
+    let mut x = seed;
+    for i in 0..rounds {
+        x = (x.rotate_left(5) ^ i).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+    std::hint::black_box(x)
+}
+// ANCHOR_END: burn
+
+// ANCHOR: light_request
+/// A light request: tens of microseconds of CPU, the kind a service answers by the thousand.
+pub async fn light_request(rounds: u64, seed: u64) -> u64 {
+    burn(rounds, seed)
+}
+// ANCHOR_END: light_request
+
+// ANCHOR: inline
+/// The pitfall: the heavy work runs on the worker thread, which polls nothing else until it ends.
+pub async fn heavy_inline(rounds: u64, seed: u64) -> u64 {
+    burn(rounds, seed)
+}
+// ANCHOR_END: inline
+
+// ANCHOR: spawn_blocking
+/// Fix A: hand the work to Tokio's blocking pool and await it; the worker is free meanwhile.
+pub async fn heavy_spawn_blocking(rounds: u64, seed: u64) -> u64 {
+    tokio::task::spawn_blocking(move || burn(rounds, seed))
+        .await
+        .expect("the heavy job panicked")
+}
+// ANCHOR_END: spawn_blocking
+
+// ANCHOR: block_in_place
+/// Fix B: tell the runtime this worker is about to block; it moves the worker's queue to another
+/// thread first. Multi-threaded runtime only (it panics on a current-thread runtime).
+pub async fn heavy_block_in_place(rounds: u64, seed: u64) -> u64 {
+    tokio::task::block_in_place(|| burn(rounds, seed))
+}
+// ANCHOR_END: block_in_place
+
+// ANCHOR: rayon_lane
+/// Fix C: a compute lane. A Rayon pool of fixed size runs the work; the task awaits a oneshot.
+pub async fn heavy_rayon_lane(lane: &rayon::ThreadPool, rounds: u64, seed: u64) -> u64 {
+    let (reply, result) = oneshot::channel();
+    lane.spawn(move || {
+        let _ = reply.send(burn(rounds, seed));
+    });
+    result.await.expect("the compute lane dropped the job")
+}
+// ANCHOR_END: rayon_lane
+
+/// The ways to run a heavy request that the experiment compares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    Inline,
+    SpawnBlocking,
+    BlockInPlace,
+    RayonLane,
+}
+
+impl Variant {
+    pub const ALL: [Variant; 4] = [
+        Variant::Inline,
+        Variant::SpawnBlocking,
+        Variant::BlockInPlace,
+        Variant::RayonLane,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Inline => "inline",
+            Variant::SpawnBlocking => "spawn_blocking",
+            Variant::BlockInPlace => "block_in_place",
+            Variant::RayonLane => "rayon_lane",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Variant> {
+        Variant::ALL.into_iter().find(|v| v.name() == name)
+    }
+}
+
+/// Runs one heavy request the way `variant` says.
+pub async fn heavy_request(variant: Variant, lane: &rayon::ThreadPool, rounds: u64, seed: u64) -> u64 {
+    match variant {
+        Variant::Inline => heavy_inline(rounds, seed).await,
+        Variant::SpawnBlocking => heavy_spawn_blocking(rounds, seed).await,
+        Variant::BlockInPlace => heavy_block_in_place(rounds, seed).await,
+        Variant::RayonLane => heavy_rayon_lane(lane, rounds, seed).await,
+    }
+}
+
+// ANCHOR: tick_lag_probe
+/// Spot it: a task that asks to wake every `period` and records how late it actually woke.
+/// A healthy runtime wakes it within a millisecond (Tokio's timer resolution); a blocked one
+/// wakes it only when a worker is free again.
+pub async fn tick_lag_probe(period: Duration, stop: Arc<AtomicBool>) -> Duration {
+    let mut worst = Duration::ZERO;
+    let mut next = tokio::time::Instant::now() + period;
+    while !stop.load(Ordering::Relaxed) {
+        tokio::time::sleep_until(next).await;
+        let now = tokio::time::Instant::now();
+        worst = worst.max(now - next);
+        next = now.max(next) + period;
+    }
+    worst
+}
+// ANCHOR_END: tick_lag_probe
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lane() -> rayon::ThreadPool {
+        rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap()
+    }
+
+    #[test]
+    fn burn_is_deterministic_and_depends_on_its_inputs() {
+        assert_eq!(burn(1000, 7), burn(1000, 7));
+        assert_ne!(burn(1000, 7), burn(1000, 8));
+        assert_ne!(burn(1000, 7), burn(1001, 7));
+        assert_eq!(burn(0, 7), 7);
+    }
+
+    #[test]
+    fn every_variant_computes_the_same_digest() {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .build()
+            .unwrap();
+        let lane = lane();
+        let want = burn(10_000, 3);
+        for v in Variant::ALL {
+            let got = rt.block_on(heavy_request(v, &lane, 10_000, 3));
+            assert_eq!(got, want, "{v:?}");
+            assert_eq!(Variant::from_name(v.name()), Some(v));
+        }
+        assert_eq!(rt.block_on(light_request(10, 1)), burn(10, 1));
+    }
+
+    #[test]
+    #[should_panic(expected = "current_thread")]
+    fn block_in_place_panics_on_a_current_thread_runtime() {
+        let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        rt.block_on(heavy_block_in_place(10, 1));
+    }
+
+    #[test]
+    fn tick_lag_probe_sees_a_blocked_worker() {
+        // Paused time would hide the stall, so this uses real time but asserts only the order of
+        // magnitude that a 50 ms block must produce.
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_time()
+            .build()
+            .unwrap();
+        let stop = Arc::new(AtomicBool::new(false));
+        let probe = rt.spawn(tick_lag_probe(Duration::from_millis(5), stop.clone()));
+        rt.block_on(async {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            tokio::spawn(async { std::thread::sleep(Duration::from_millis(50)) })
+                .await
+                .unwrap();
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        });
+        stop.store(true, Ordering::Relaxed);
+        let worst = rt.block_on(probe).unwrap();
+        assert!(worst >= Duration::from_millis(30), "worst lag {worst:?}");
+    }
+}

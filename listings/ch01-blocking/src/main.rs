@@ -1,0 +1,357 @@
+//! The experiment of Chapter 1: light requests arrive open loop at a fixed rate while heavy CPU
+//! jobs arrive in bursts; we sweep the burst size and compare where the heavy work runs.
+//!
+//! `cargo run -p ch01-blocking -- --help` lists the flags.
+
+use ch01_blocking::{Variant, burn, heavy_request, light_request, tick_lag_probe};
+use clap::Parser;
+use measure::loadgen::{Arrival, OpenLoop, fixed_rate};
+use measure::report::Session;
+use measure::{Cell, Checksum, Cli, LatencyHistogram, Measurement, Runner};
+use serde_json::json;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+use tokio_metrics::TaskMonitor;
+
+/// The experiment's parameters, chosen for this machine (see `Params::for_machine`).
+#[derive(Clone, Debug)]
+struct Params {
+    cores: u32,
+    workers: u32,
+    lane_threads: u32,
+    light_cost: Duration,
+    heavy_cost: Duration,
+    /// Share of the workers' capacity the light requests use.
+    light_load: f64,
+    /// Share of the workers' capacity the heavy jobs would use if they ran on the workers.
+    heavy_load: f64,
+    warmup: Duration,
+    window: Duration,
+    bursts: Vec<u32>,
+    light_rounds: u64,
+    heavy_rounds: u64,
+    probe_period: Duration,
+    slow_poll: Duration,
+    spin: Duration,
+}
+
+impl Params {
+    /// Half the cores run Tokio's workers; the rest are left to the load generator and to the
+    /// work the fixes move off the workers. Offered load scales with the worker count.
+    fn for_machine(cli: &Cli, cores: u32, rounds_per_us: f64) -> Params {
+        let workers = cli.workers.unwrap_or((cores / 2).max(1));
+        let lane_threads = cores.saturating_sub(workers + 1).max(1);
+        let light_cost = Duration::from_micros(40);
+        let heavy_cost = Duration::from_millis(30);
+        let bursts = if cli.quick {
+            vec![0, workers]
+        } else {
+            burst_sweep(workers)
+        };
+        Params {
+            cores,
+            workers,
+            lane_threads,
+            light_cost,
+            heavy_cost,
+            light_load: 0.10,
+            heavy_load: 0.25,
+            warmup: Duration::from_millis(if cli.quick { 100 } else { 300 }),
+            window: Duration::from_millis(if cli.quick { 600 } else { 2500 }),
+            bursts,
+            light_rounds: (light_cost.as_secs_f64() * 1e6 * rounds_per_us) as u64,
+            heavy_rounds: (heavy_cost.as_secs_f64() * 1e6 * rounds_per_us) as u64,
+            probe_period: Duration::from_millis(10),
+            slow_poll: Duration::from_millis(1),
+            spin: Duration::from_micros(50),
+        }
+    }
+
+    /// Light requests per second: `light_load` of the workers' capacity.
+    fn light_rate(&self) -> f64 {
+        self.light_load * f64::from(self.workers) / self.light_cost.as_secs_f64()
+    }
+
+    /// Heavy jobs per second, the same at every burst size: only their grouping changes.
+    fn heavy_rate(&self) -> f64 {
+        self.heavy_load * f64::from(self.workers) / self.heavy_cost.as_secs_f64()
+    }
+
+    fn as_record(&self) -> BTreeMap<String, serde_json::Value> {
+        BTreeMap::from([
+            ("cores".into(), json!(self.cores)),
+            ("workers".into(), json!(self.workers)),
+            ("lane_threads".into(), json!(self.lane_threads)),
+            ("light_cost_us".into(), json!(self.light_cost.as_micros())),
+            ("heavy_cost_ms".into(), json!(self.heavy_cost.as_millis())),
+            ("light_load".into(), json!(self.light_load)),
+            ("heavy_load".into(), json!(self.heavy_load)),
+            ("light_rate_per_s".into(), json!(self.light_rate())),
+            ("heavy_rate_per_s".into(), json!(self.heavy_rate())),
+            ("warmup_ms".into(), json!(self.warmup.as_millis())),
+            ("window_ms".into(), json!(self.window.as_millis())),
+            ("bursts".into(), json!(self.bursts)),
+            ("light_rounds".into(), json!(self.light_rounds)),
+            ("heavy_rounds".into(), json!(self.heavy_rounds)),
+            ("probe_period_ms".into(), json!(self.probe_period.as_millis())),
+            ("slow_poll_threshold_ms".into(), json!(self.slow_poll.as_millis())),
+            ("generator_spin_us".into(), json!(self.spin.as_micros())),
+        ])
+    }
+}
+
+/// 0 to twice the worker count: every size when that is short, else the sizes around `workers`.
+fn burst_sweep(workers: u32) -> Vec<u32> {
+    if workers <= 3 {
+        (0..=2 * workers).collect()
+    } else {
+        let mut v = vec![0, 1, workers / 2, workers - 1, workers, workers + 1, 2 * workers];
+        v.dedup();
+        v
+    }
+}
+
+/// How many rounds of `burn` take one microsecond here (the fastest of several tries).
+fn calibrate() -> f64 {
+    let rounds = 2_000_000;
+    (0..7)
+        .map(|i| {
+            let t = Instant::now();
+            burn(rounds, i);
+            rounds as f64 / (t.elapsed().as_secs_f64() * 1e6)
+        })
+        .fold(0.0, f64::max)
+}
+
+/// What the generator sends.
+#[derive(Clone, Copy, Debug)]
+enum Job {
+    Light(u64),
+    Heavy(u64),
+}
+
+/// Light seeds repeat every `LIGHT_SEEDS`, heavy ones every `HEAVY_SEEDS`, so the expected
+/// checksum costs one pass over each table.
+const LIGHT_SEEDS: u64 = 1024;
+const HEAVY_SEEDS: u64 = 8;
+
+/// The expected digests of every light and heavy seed, computed once.
+struct Expected {
+    light: Vec<u64>,
+    heavy: Vec<u64>,
+}
+
+impl Expected {
+    fn new(p: &Params) -> Expected {
+        Expected {
+            light: (0..LIGHT_SEEDS).map(|s| burn(p.light_rounds, s)).collect(),
+            heavy: (0..HEAVY_SEEDS).map(|s| burn(p.heavy_rounds, s)).collect(),
+        }
+    }
+}
+
+/// The arrivals of one run: light requests at a fixed rate for warm-up plus window, heavy jobs
+/// in bursts of `burst` spread evenly over the window.
+fn schedule(p: &Params, burst: u32) -> Vec<Arrival<Job>> {
+    let total = p.warmup + p.window;
+    let light_count = (p.light_rate() * total.as_secs_f64()).round() as usize;
+    let mut arrivals = fixed_rate(p.light_rate(), Duration::ZERO, light_count, ());
+    let mut jobs: Vec<Arrival<Job>> = arrivals
+        .drain(..)
+        .enumerate()
+        .map(|(i, a)| Arrival { at: a.at, what: Job::Light(i as u64) })
+        .collect();
+    if burst > 0 {
+        let burst_rate = p.heavy_rate() / f64::from(burst);
+        let bursts = (burst_rate * p.window.as_secs_f64()).round().max(1.0) as usize;
+        let first = p.warmup + Duration::from_secs_f64(0.5 / burst_rate);
+        let mut heavy_id = 0;
+        for b in fixed_rate(burst_rate, first, bursts, ()) {
+            for _ in 0..burst {
+                jobs.push(Arrival { at: b.at, what: Job::Heavy(heavy_id) });
+                heavy_id += 1;
+            }
+        }
+    }
+    jobs.sort_by_key(|a| a.at);
+    jobs
+}
+
+/// Runs one cell: a fresh runtime (and lane), the generator on this thread, then the metrics.
+fn run_cell(p: &Params, expected: &Expected, burst: u32, variant: Variant) -> Result<Measurement, String> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(p.workers as usize)
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot build the runtime: {e}"))?;
+    let lane = Arc::new(
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(p.lane_threads as usize)
+            .thread_name(|i| format!("compute-lane-{i}"))
+            .build()
+            .map_err(|e| format!("cannot build the compute lane: {e}"))?,
+    );
+    let jobs = schedule(p, burst);
+    let light_total = jobs.iter().filter(|j| matches!(j.what, Job::Light(_))).count();
+    let light_latency: Arc<Vec<AtomicU64>> = Arc::new((0..light_total).map(|_| AtomicU64::new(0)).collect());
+    let (light_sum, heavy_sum) = (Arc::new(Checksum::new()), Arc::new(Checksum::new()));
+    let heavy_monitor = TaskMonitor::with_slow_poll_threshold(p.slow_poll);
+    let light_monitor = TaskMonitor::new();
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let probe = rt.spawn(tick_lag_probe(p.probe_period, stop.clone()));
+    let mut heavy_tasks = Vec::new();
+    let mut light_tasks = Vec::with_capacity(light_total);
+    let (light_rounds, heavy_rounds) = (p.light_rounds, p.heavy_rounds);
+    let start = Instant::now() + Duration::from_millis(20);
+    let generator = OpenLoop { spin: p.spin }.run(start, &jobs, |job, scheduled| match *job {
+        Job::Light(id) => {
+            let (lat, sum) = (light_latency.clone(), light_sum.clone());
+            light_tasks.push(rt.spawn(light_monitor.instrument(async move {
+                sum.add(light_request(light_rounds, id % LIGHT_SEEDS).await);
+                let ns = scheduled.elapsed().as_nanos() as u64;
+                lat[id as usize].store(ns, Ordering::Relaxed);
+            })));
+        }
+        Job::Heavy(id) => {
+            let (lane, sum) = (lane.clone(), heavy_sum.clone());
+            heavy_tasks.push(rt.spawn(heavy_monitor.instrument(async move {
+                sum.add(heavy_request(variant, &lane, heavy_rounds, id % HEAVY_SEEDS).await);
+                scheduled.elapsed()
+            })));
+        }
+    });
+
+    let heavy_durations = rt.block_on(async {
+        for t in light_tasks {
+            t.await.map_err(|e| format!("a light request failed: {e}"))?;
+        }
+        let mut durations = Vec::new();
+        for t in heavy_tasks {
+            durations.push(t.await.map_err(|e| format!("a heavy job failed: {e}"))?);
+        }
+        Ok::<_, String>(durations)
+    })?;
+    let drained = start.elapsed();
+    stop.store(true, Ordering::Relaxed);
+    let tick_lag = rt.block_on(probe).map_err(|e| format!("the probe failed: {e}"))?;
+    rt.shutdown_timeout(Duration::from_secs(5));
+
+    let heavy_count = heavy_durations.len() as u64;
+    let what = format!("burst {burst} / {}", variant.name());
+    light_sum.verify(
+        &format!("{what}: light requests"),
+        Checksum::expected((0..light_total as u64).map(|i| expected.light[(i % LIGHT_SEEDS) as usize])),
+    ).map_err(|e| e.to_string())?;
+    heavy_sum.verify(
+        &format!("{what}: heavy jobs"),
+        Checksum::expected((0..heavy_count).map(|i| expected.heavy[(i % HEAVY_SEEDS) as usize])),
+    ).map_err(|e| e.to_string())?;
+
+    Ok(metrics(p, &jobs, &light_latency, &heavy_durations, drained, &generator, tick_lag, &heavy_monitor, &light_monitor))
+}
+
+/// Turns one run's raw samples into the chapter's metrics. Warm-up requests are left out.
+#[allow(clippy::too_many_arguments)]
+fn metrics(
+    p: &Params,
+    jobs: &[Arrival<Job>],
+    light_latency: &[AtomicU64],
+    heavy_durations: &[Duration],
+    drained: Duration,
+    generator: &measure::loadgen::GeneratorReport,
+    tick_lag: Duration,
+    heavy_monitor: &TaskMonitor,
+    light_monitor: &TaskMonitor,
+) -> Measurement {
+    let mut hist = LatencyHistogram::new();
+    for job in jobs {
+        if let Job::Light(id) = job.what {
+            if job.at >= p.warmup {
+                hist.record(Duration::from_nanos(light_latency[id as usize].load(Ordering::Relaxed)));
+            }
+        }
+    }
+    let measured = hist.len() as f64;
+    let mut heavy: Vec<f64> = heavy_durations.iter().map(|d| d.as_secs_f64() * 1e3).collect();
+    heavy.sort_by(f64::total_cmp);
+    let heavy_median = measure::Summary::of(&heavy).map_or(0.0, |s| s.median);
+    let heavy_stats = heavy_monitor.cumulative();
+    let light_stats = light_monitor.cumulative();
+    let mut m = Measurement::new();
+    m.push("p50", "ns", hist.p50_ns())
+        .push("p99", "ns", hist.p99_ns())
+        .push("p99.9", "ns", hist.p999_ns())
+        .push("max", "ns", hist.max_ns())
+        .push("over_10ms", "%", 100.0 * hist.share_above(Duration::from_millis(10)))
+        .push("heavy_job", "ms", heavy_median)
+        .push("offered_rate", "req/s", measured / p.window.as_secs_f64())
+        .push("achieved_rate", "req/s", measured / (drained.as_secs_f64() - p.warmup.as_secs_f64()).max(p.window.as_secs_f64()))
+        .push("tick_lag_max", "ns", tick_lag.as_nanos() as f64)
+        .push("heavy_slow_polls", "count", heavy_stats.total_slow_poll_count as f64)
+        .push("heavy_mean_slow_poll", "ns", heavy_stats.mean_slow_poll_duration().as_nanos() as f64)
+        .push("light_first_poll_delay", "ns", light_stats.mean_first_poll_delay().as_nanos() as f64)
+        .push("gen_error_p99", "ns", generator.timing_error.p99_ns())
+        .push("gen_cpu", "%", 100.0 * generator.cpu_share());
+    m
+}
+
+fn main() {
+    let cli = Cli::parse();
+    measure::assert_optimised!(cli);
+    let listing_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut session = Session::start(
+        cli.clone(),
+        "ch01-blocking",
+        "Blocking the runtime",
+        listing_dir,
+        5,
+        &["tokio", "rayon", "tokio-metrics", "hdrhistogram"],
+    );
+    session.show(&["p50", "p99", "p99.9", "max", "over_10ms", "heavy_job", "tick_lag_max"]);
+    let rounds_per_us = calibrate();
+    let p = Params::for_machine(&cli, session.machine.available_parallelism, rounds_per_us);
+    eprintln!(
+        "{} Tokio worker(s), {}-thread compute lane; light {:.0} req/s of {} µs, heavy {:.1} jobs/s of {} ms; bursts {:?}",
+        p.workers,
+        p.lane_threads,
+        p.light_rate(),
+        p.light_cost.as_micros(),
+        p.heavy_rate(),
+        p.heavy_cost.as_millis(),
+        p.bursts
+    );
+    let expected = Expected::new(&p);
+    let cells: Vec<Cell> = p
+        .bursts
+        .iter()
+        .flat_map(|b| Variant::ALL.map(|v| Cell::new(b, v.name())))
+        .filter(|c| cli.selects(&c.case, &c.variant))
+        .collect();
+    if cells.is_empty() {
+        eprintln!("error: --filter matched no case or variant (cases: {:?}, variants: inline, spawn_blocking, block_in_place, rayon_lane)", p.bursts);
+        std::process::exit(2);
+    }
+    let runner = Runner::new("blocking", cells, session.reps, session.seed);
+    let result = runner.run(|cell, _rep| {
+        let burst: u32 = cell.case.parse().expect("cases are burst sizes");
+        let variant = Variant::from_name(&cell.variant).expect("cells name known variants");
+        run_cell(&p, &expected, burst, variant)
+    });
+    let series = match result {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}\nnothing was saved");
+            std::process::exit(1);
+        }
+    };
+    let mut params = p.as_record();
+    params.insert("calibrated_rounds_per_us".into(), json!(rounds_per_us));
+    if let Err(e) = session.finish(params, series) {
+        eprintln!("error: {e}");
+        std::process::exit(1);
+    }
+}

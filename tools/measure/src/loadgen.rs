@@ -1,0 +1,178 @@
+//! An open-loop load generator: every arrival has a scheduled time, fixed before the run starts,
+//! and is sent at that time whether or not earlier work has finished. Latency is measured from
+//! the scheduled time, so a stalled server cannot hide its queue (no coordinated omission).
+//!
+//! To wait, the generator sleeps until shortly before the deadline and then spins, which keeps
+//! its own timing error small without burning a whole core. It measures both.
+
+use crate::stats::LatencyHistogram;
+use std::time::{Duration, Instant};
+
+/// One scheduled arrival: when (from the start of the run) and what.
+#[derive(Clone, Debug)]
+pub struct Arrival<T> {
+    pub at: Duration,
+    pub what: T,
+}
+
+/// `count` arrivals at a fixed rate, starting at `offset`.
+pub fn fixed_rate<T: Clone>(
+    rate_per_s: f64,
+    offset: Duration,
+    count: usize,
+    what: T,
+) -> Vec<Arrival<T>> {
+    assert!(rate_per_s > 0.0, "rate must be positive");
+    (0..count)
+        .map(|i| Arrival {
+            at: offset + Duration::from_secs_f64(i as f64 / rate_per_s),
+            what: what.clone(),
+        })
+        .collect()
+}
+
+/// How the generator waits.
+#[derive(Clone, Copy, Debug)]
+pub struct OpenLoop {
+    /// Spin for this long before each deadline; sleep before that.
+    pub spin: Duration,
+}
+
+impl Default for OpenLoop {
+    fn default() -> Self {
+        OpenLoop {
+            spin: Duration::from_micros(50),
+        }
+    }
+}
+
+/// What the generator measured about itself.
+#[derive(Debug)]
+pub struct GeneratorReport {
+    /// Actual send time minus scheduled time, per arrival.
+    pub timing_error: LatencyHistogram,
+    /// CPU time the generator's thread used.
+    pub cpu: Duration,
+    /// Wall time from start to the last send.
+    pub wall: Duration,
+    pub sent: u64,
+}
+
+impl GeneratorReport {
+    /// The generator's CPU use as a share of one core.
+    pub fn cpu_share(&self) -> f64 {
+        if self.wall.is_zero() {
+            0.0
+        } else {
+            self.cpu.as_secs_f64() / self.wall.as_secs_f64()
+        }
+    }
+}
+
+impl OpenLoop {
+    /// Sends every arrival (sorted by time) at `start + at`, calling `send(what, scheduled)` on
+    /// this thread. `send` must be quick: hand the work to the system under test and return.
+    pub fn run<T>(
+        &self,
+        start: Instant,
+        arrivals: &[Arrival<T>],
+        mut send: impl FnMut(&T, Instant),
+    ) -> GeneratorReport {
+        precise_sleeps();
+        let cpu_before = thread_cpu_time();
+        let mut timing_error = LatencyHistogram::new();
+        for arrival in arrivals {
+            let scheduled = start + arrival.at;
+            wait_until(scheduled, self.spin);
+            timing_error.record(Instant::now().saturating_duration_since(scheduled));
+            send(&arrival.what, scheduled);
+        }
+        GeneratorReport {
+            timing_error,
+            cpu: thread_cpu_time().saturating_sub(cpu_before),
+            wall: start.elapsed(),
+            sent: arrivals.len() as u64,
+        }
+    }
+}
+
+/// Sleeps until `spin` before `deadline`, then spins until the deadline.
+pub fn wait_until(deadline: Instant, spin: Duration) {
+    let now = Instant::now();
+    if let Some(early) = deadline.checked_duration_since(now) {
+        if early > spin {
+            std::thread::sleep(early - spin);
+        }
+    }
+    while Instant::now() < deadline {
+        std::hint::spin_loop();
+    }
+}
+
+/// Asks Linux for exact sleeps on this thread: the default timer slack (50 µs) would make every
+/// sleep overshoot by up to that much.
+fn precise_sleeps() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: PR_SET_TIMERSLACK takes one integer argument and only affects this thread.
+    unsafe {
+        libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong, 0, 0, 0);
+    }
+}
+
+/// CPU time consumed by the calling thread.
+pub fn thread_cpu_time() -> Duration {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec through a valid pointer.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    if rc != 0 {
+        return Duration::ZERO;
+    }
+    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fixed_rate_spaces_arrivals_evenly() {
+        let a = fixed_rate(1000.0, Duration::from_millis(5), 3, ());
+        let at: Vec<_> = a.iter().map(|x| x.at).collect();
+        assert_eq!(
+            at,
+            vec![
+                Duration::from_millis(5),
+                Duration::from_millis(6),
+                Duration::from_millis(7)
+            ]
+        );
+    }
+
+    #[test]
+    fn sends_every_arrival_never_early_and_in_order() {
+        let arrivals = fixed_rate(2000.0, Duration::from_millis(1), 40, 0u32);
+        let start = Instant::now();
+        let mut seen = Vec::new();
+        let report = OpenLoop::default().run(start, &arrivals, |_, scheduled| {
+            seen.push((scheduled, Instant::now()));
+        });
+        assert_eq!(report.sent, 40);
+        assert_eq!(report.timing_error.len(), 40);
+        assert!(seen.iter().all(|(scheduled, sent)| sent >= scheduled));
+        assert!(seen.windows(2).all(|w| w[0].0 < w[1].0));
+        assert!(report.wall >= Duration::from_millis(20));
+    }
+
+    #[test]
+    fn thread_cpu_time_grows_with_work() {
+        let before = thread_cpu_time();
+        let spin_until = Instant::now() + Duration::from_millis(20);
+        while Instant::now() < spin_until {
+            std::hint::spin_loop();
+        }
+        assert!(thread_cpu_time() > before);
+    }
+}

@@ -1,0 +1,510 @@
+//! The record: one JSON file per chapter and machine, written by listings and read by the book's
+//! preprocessor. One serde type for both sides, with a schema version.
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+use std::fmt;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Bump when a field changes meaning or a required field is added.
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Record {
+    pub schema: u32,
+    /// The listing's package name, e.g. `ch01-blocking`.
+    pub chapter: String,
+    pub title: String,
+    /// UTC time the run finished, RFC 3339.
+    pub created: String,
+    pub quick: bool,
+    pub reps: u32,
+    pub seed: u64,
+    pub machine: Machine,
+    pub build: Build,
+    /// The experiment's parameters, as the listing chose them.
+    pub params: BTreeMap<String, serde_json::Value>,
+    /// Set for figures published elsewhere (the source documents), absent for our own runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<Source>,
+    pub series: Vec<Series>,
+}
+
+/// The machine a record was measured on.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Machine {
+    /// The folder name under data/.
+    pub name: String,
+    pub cpu_model: String,
+    /// Logical CPUs the kernel reports online.
+    pub cores_seen: u32,
+    /// What `std::thread::available_parallelism` returned (affinity and cgroup quota applied).
+    pub available_parallelism: u32,
+    pub memory_bytes: u64,
+    pub os: String,
+    pub kernel: String,
+    /// 1, 5 and 15 minute load averages before and after the run.
+    pub load_before: [f64; 3],
+    pub load_after: [f64; 3],
+}
+
+/// How the measured code was built.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Build {
+    pub rustc: String,
+    pub opt_level: String,
+    /// Versions of the crates that matter to this chapter, from Cargo.lock.
+    pub crates: BTreeMap<String, String>,
+    /// `git rev-parse HEAD` (short), with `-dirty` when the listing had uncommitted changes.
+    pub commit: String,
+    /// Hash of the listing's sources; the book reports data whose listing has changed since.
+    pub listing_hash: String,
+}
+
+/// Where published figures come from.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Source {
+    /// The document, as named in shared/seeds/README.md.
+    pub document: String,
+    /// Where in it, in words.
+    pub location: String,
+    pub setup: String,
+}
+
+/// One (experiment, case, variant, metric) with its repetitions.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Series {
+    pub experiment: String,
+    pub case: String,
+    pub variant: String,
+    pub metric: String,
+    pub unit: String,
+    pub median: f64,
+    pub min: f64,
+    pub max: f64,
+    /// The raw value of every repetition, in the order they ran.
+    pub values: Vec<f64>,
+}
+
+/// Why a record could not be read.
+#[derive(Debug)]
+pub enum RecordError {
+    Missing(PathBuf),
+    Io(PathBuf, std::io::Error),
+    Corrupt(PathBuf, String),
+    Schema {
+        path: PathBuf,
+        found: Option<u64>,
+    },
+    Invalid(PathBuf, String),
+}
+
+impl fmt::Display for RecordError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RecordError::Missing(p) => write!(f, "{}: no such record", p.display()),
+            RecordError::Io(p, e) => write!(f, "{}: cannot read: {e}", p.display()),
+            RecordError::Corrupt(p, e) => write!(f, "{}: not a valid record: {e}", p.display()),
+            RecordError::Schema { path, found } => write!(
+                f,
+                "{}: record schema version {} but this build reads version {SCHEMA_VERSION}; rerun the listing with --save",
+                path.display(),
+                found.map_or("(none)".to_string(), |v| v.to_string())
+            ),
+            RecordError::Invalid(p, e) => write!(f, "{}: inconsistent record: {e}", p.display()),
+        }
+    }
+}
+
+impl std::error::Error for RecordError {}
+
+impl Record {
+    /// Reads and checks a record, with an error that names the file.
+    pub fn load(path: &Path) -> Result<Record, RecordError> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(RecordError::Missing(path.into()));
+            }
+            Err(e) => return Err(RecordError::Io(path.into(), e)),
+        };
+        Record::parse(path, &text)
+    }
+
+    pub fn parse(path: &Path, text: &str) -> Result<Record, RecordError> {
+        let value: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| RecordError::Corrupt(path.into(), e.to_string()))?;
+        let found = value.get("schema").and_then(|v| v.as_u64());
+        if found != Some(u64::from(SCHEMA_VERSION)) {
+            return Err(RecordError::Schema {
+                path: path.into(),
+                found,
+            });
+        }
+        let record: Record = serde_json::from_value(value)
+            .map_err(|e| RecordError::Corrupt(path.into(), e.to_string()))?;
+        record
+            .validate()
+            .map_err(|e| RecordError::Invalid(path.into(), e))?;
+        Ok(record)
+    }
+
+    /// Internal consistency: every series has its repetitions and its summary matches them.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.series.is_empty() {
+            return Err("no series".into());
+        }
+        for s in &self.series {
+            let name = format!("{}/{}/{}/{}", s.experiment, s.case, s.variant, s.metric);
+            if s.values.is_empty() {
+                return Err(format!("{name}: no values"));
+            }
+            if self.source.is_none() && s.values.len() != self.reps as usize {
+                return Err(format!(
+                    "{name}: {} values for {} repetitions",
+                    s.values.len(),
+                    self.reps
+                ));
+            }
+            let sum = crate::Summary::of(&s.values).ok_or(format!("{name}: a value is NaN"))?;
+            let same = |a: f64, b: f64| (a - b).abs() <= 1e-9 * a.abs().max(1.0);
+            if self.source.is_none()
+                && !(same(sum.median, s.median) && same(sum.min, s.min) && same(sum.max, s.max))
+            {
+                return Err(format!("{name}: median/min/max do not match the values"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the record atomically: a temporary file in the same folder, then a rename, so an
+    /// interrupted or failed write never leaves a half-written record in place of a good one.
+    pub fn save_atomic(&self, path: &Path) -> std::io::Result<()> {
+        let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+        if let Some(dir) = dir {
+            std::fs::create_dir_all(dir)?;
+        }
+        let dir = dir.unwrap_or(Path::new("."));
+        let file_name = path.file_name().and_then(|n| n.to_str()).unwrap_or("record");
+        let tmp = dir.join(format!(".{file_name}.{}.tmp", std::process::id()));
+        let result = (|| {
+            let mut f = std::fs::File::create(&tmp)?;
+            serde_json::to_writer_pretty(&mut f, self)?;
+            f.write_all(b"\n")?;
+            f.sync_all()?;
+            std::fs::rename(&tmp, path)
+        })();
+        if result.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        result
+    }
+
+    /// The series matching an exact (experiment, case, variant, metric).
+    pub fn find(&self, experiment: &str, case: &str, variant: &str, metric: &str) -> Option<&Series> {
+        self.series.iter().find(|s| {
+            s.experiment == experiment && s.case == case && s.variant == variant && s.metric == metric
+        })
+    }
+}
+
+/// The repository root: the nearest folder above the current one with book.toml and Cargo.toml,
+/// else the one this crate was compiled in.
+pub fn repo_root() -> PathBuf {
+    let is_root = |d: &Path| d.join("book.toml").is_file() && d.join("Cargo.toml").is_file();
+    if let Ok(cwd) = std::env::current_dir() {
+        if let Some(d) = cwd.ancestors().find(|d| is_root(d)) {
+            return d.to_path_buf();
+        }
+    }
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// `data/<machine>/<chapter>.json` under the repository root.
+pub fn record_path(root: &Path, machine: &str, chapter: &str) -> PathBuf {
+    root.join("data").join(machine).join(format!("{chapter}.json"))
+}
+
+/// The machine the book's figures come from, as named in book.toml.
+pub fn reference_machine(root: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(root.join("book.toml")).ok()?;
+    let doc: toml::Table = text.parse().ok()?;
+    doc.get("preprocessor")?
+        .get("measure")?
+        .get("reference-machine")?
+        .as_str()
+        .map(str::to_string)
+}
+
+/// Hash of a listing's sources: Cargo.toml and every file under src/, examples/ and benches/.
+pub fn listing_hash(listing_dir: &Path) -> std::io::Result<String> {
+    let mut files = vec![listing_dir.join("Cargo.toml")];
+    for sub in ["src", "examples", "benches"] {
+        collect_files(&listing_dir.join(sub), &mut files)?;
+    }
+    files.sort();
+    let mut hasher = Sha256::new();
+    for f in &files {
+        let rel = f.strip_prefix(listing_dir).unwrap_or(f);
+        hasher.update(rel.to_string_lossy().replace('\\', "/").as_bytes());
+        hasher.update([0]);
+        hasher.update(std::fs::read(f)?);
+        hasher.update([0]);
+    }
+    let digest = hasher.finalize();
+    Ok(digest[..8].iter().map(|b| format!("{b:02x}")).collect())
+}
+
+fn collect_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    if !dir.is_dir() {
+        return Ok(());
+    }
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.is_dir() {
+            collect_files(&path, out)?;
+        } else {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// The short commit, with `-dirty` when `listing_dir` has uncommitted changes.
+pub fn git_commit(root: &Path, listing_dir: &Path) -> String {
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .arg("-C")
+            .arg(root)
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    let Some(head) = git(&["rev-parse", "--short=12", "HEAD"]) else {
+        return "unknown".into();
+    };
+    let listing = listing_dir.to_string_lossy().to_string();
+    match git(&["status", "--porcelain", "--", &listing]) {
+        Some(s) if s.is_empty() => head,
+        _ => format!("{head}-dirty"),
+    }
+}
+
+/// Versions of `names` in the workspace's Cargo.lock (as built).
+pub fn locked_versions(names: &[&str]) -> BTreeMap<String, String> {
+    env!("MEASURE_LOCKED")
+        .split(',')
+        .filter_map(|pair| pair.split_once('='))
+        .filter(|(n, _)| names.contains(n))
+        .map(|(n, v)| (n.to_string(), v.to_string()))
+        .collect()
+}
+
+impl Machine {
+    /// Reads this machine's description; `load_after` is filled in by [`Machine::finish`].
+    pub fn here(name: Option<String>) -> Machine {
+        let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+        let cpu_model = cpuinfo
+            .lines()
+            .find_map(|l| l.strip_prefix("model name").and_then(|r| r.split(':').nth(1)))
+            .map(|s| s.trim().to_string())
+            .unwrap_or_else(|| std::env::consts::ARCH.to_string());
+        // SAFETY: sysconf has no preconditions.
+        let online = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
+        let cores_seen = u32::try_from(online).unwrap_or(1).max(1);
+        let available_parallelism = std::thread::available_parallelism()
+            .map(|n| n.get() as u32)
+            .unwrap_or(1);
+        let memory_bytes = std::fs::read_to_string("/proc/meminfo")
+            .ok()
+            .and_then(|m| {
+                m.lines()
+                    .find_map(|l| l.strip_prefix("MemTotal:"))
+                    .and_then(|r| r.split_whitespace().next())
+                    .and_then(|kb| kb.parse::<u64>().ok())
+            })
+            .map_or(0, |kb| kb * 1024);
+        let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease")
+            .map(|s| s.trim().to_string())
+            .unwrap_or_default();
+        let name = name.unwrap_or_else(|| default_machine_name(&cpu_model, available_parallelism));
+        Machine {
+            name,
+            cpu_model,
+            cores_seen,
+            available_parallelism,
+            memory_bytes,
+            os: std::env::consts::OS.into(),
+            kernel,
+            load_before: load_average(),
+            load_after: [0.0; 3],
+        }
+    }
+
+    pub fn finish(&mut self) {
+        self.load_after = load_average();
+    }
+}
+
+/// `amd-epyc-2c`: the CPU model's first words and the usable core count.
+pub fn default_machine_name(cpu_model: &str, cores: u32) -> String {
+    let words: Vec<String> = cpu_model
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty() && !matches!(w.to_ascii_lowercase().as_str(), "r" | "tm" | "cpu" | "processor"))
+        .take(3)
+        .map(|w| w.to_ascii_lowercase())
+        .collect();
+    let model = if words.is_empty() { "cpu".to_string() } else { words.join("-") };
+    format!("{model}-{cores}c")
+}
+
+fn load_average() -> [f64; 3] {
+    let text = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let mut it = text.split_whitespace().map(|x| x.parse().unwrap_or(0.0));
+    [
+        it.next().unwrap_or(0.0),
+        it.next().unwrap_or(0.0),
+        it.next().unwrap_or(0.0),
+    ]
+}
+
+/// Now, as RFC 3339 UTC (no dependency needed for a date).
+pub fn now_rfc3339() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    let (y, m, d) = civil_from_days(days as i64);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+/// Howard Hinnant's days-to-civil algorithm.
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(crate) fn sample() -> Record {
+        Record {
+            schema: SCHEMA_VERSION,
+            chapter: "ch00-test".into(),
+            title: "test".into(),
+            created: "2026-11-29T00:00:00Z".into(),
+            quick: true,
+            reps: 2,
+            seed: 1,
+            machine: Machine::here(Some("test-machine".into())),
+            build: Build {
+                rustc: "rustc".into(),
+                opt_level: "3".into(),
+                crates: BTreeMap::new(),
+                commit: "abc".into(),
+                listing_hash: "0011".into(),
+            },
+            params: BTreeMap::new(),
+            source: None,
+            series: vec![Series {
+                experiment: "e".into(),
+                case: "1".into(),
+                variant: "v".into(),
+                metric: "p99".into(),
+                unit: "ns".into(),
+                median: 1.5,
+                min: 1.0,
+                max: 2.0,
+                values: vec![1.0, 2.0],
+            }],
+        }
+    }
+
+    #[test]
+    fn round_trips_through_an_atomic_save() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("deep/er/rec.json");
+        let rec = sample();
+        rec.save_atomic(&path).unwrap();
+        assert_eq!(Record::load(&path).unwrap(), rec);
+        let leftovers: Vec<_> = std::fs::read_dir(path.parent().unwrap()).unwrap().collect();
+        assert_eq!(leftovers.len(), 1, "no temporary file left behind");
+    }
+
+    #[test]
+    fn a_failed_save_keeps_the_old_record() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("rec.json");
+        sample().save_atomic(&path).unwrap();
+        let before = std::fs::read_to_string(&path).unwrap();
+        // A directory where the temporary file would go makes the write fail midway.
+        let blocker = dir.path().join(format!(".rec.json.{}.tmp", std::process::id()));
+        std::fs::create_dir(&blocker).unwrap();
+        let mut changed = sample();
+        changed.title = "changed".into();
+        assert!(changed.save_atomic(&path).is_err());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), before);
+    }
+
+    #[test]
+    fn names_the_file_for_corrupt_wrong_schema_and_inconsistent_records() {
+        let p = Path::new("data/x/ch.json");
+        let e = Record::parse(p, "{ not json").unwrap_err();
+        assert!(matches!(e, RecordError::Corrupt(..)) && e.to_string().contains("data/x/ch.json"));
+        let e = Record::parse(p, r#"{"schema": 99}"#).unwrap_err();
+        assert!(e.to_string().contains("schema version 99"), "{e}");
+        let mut bad = sample();
+        bad.series[0].median = 5.0;
+        let e = Record::parse(p, &serde_json::to_string(&bad).unwrap()).unwrap_err();
+        assert!(matches!(e, RecordError::Invalid(..)), "{e}");
+        let mut short = sample();
+        short.reps = 3;
+        assert!(Record::parse(p, &serde_json::to_string(&short).unwrap()).is_err());
+        let e = Record::load(Path::new("/nonexistent/rec.json")).unwrap_err();
+        assert!(matches!(e, RecordError::Missing(_)));
+    }
+
+    #[test]
+    fn dates_and_names() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(20_786), (2026, 11, 29));
+        assert_eq!(default_machine_name("AMD EPYC", 2), "amd-epyc-2c");
+        assert_eq!(default_machine_name("Intel(R) Xeon(R) CPU E5-2690 v4 @ 2.60GHz", 16), "intel-xeon-e5-16c");
+    }
+
+    #[test]
+    fn listing_hash_changes_with_the_sources() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("src")).unwrap();
+        std::fs::write(dir.path().join("Cargo.toml"), "[package]").unwrap();
+        std::fs::write(dir.path().join("src/lib.rs"), "fn a() {}").unwrap();
+        let h1 = listing_hash(dir.path()).unwrap();
+        assert_eq!(h1, listing_hash(dir.path()).unwrap());
+        std::fs::write(dir.path().join("src/lib.rs"), "fn b() {}").unwrap();
+        assert_ne!(h1, listing_hash(dir.path()).unwrap());
+    }
+}

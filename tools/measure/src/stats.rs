@@ -1,0 +1,144 @@
+//! Statistics: median, min and max over repetitions; percentiles of latency samples.
+
+use hdrhistogram::Histogram;
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+
+/// Median, minimum and maximum of a set of repetitions.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    pub median: f64,
+    pub min: f64,
+    pub max: f64,
+}
+
+impl Summary {
+    /// Summarises `values`; `None` when there are none or one is not a number.
+    pub fn of(values: &[f64]) -> Option<Summary> {
+        if values.is_empty() || values.iter().any(|v| v.is_nan()) {
+            return None;
+        }
+        let mut sorted = values.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        let n = sorted.len();
+        let median = if n % 2 == 1 {
+            sorted[n / 2]
+        } else {
+            (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
+        };
+        Some(Summary {
+            median,
+            min: sorted[0],
+            max: sorted[n - 1],
+        })
+    }
+}
+
+/// Latency samples in nanoseconds, kept in an HDR histogram (3 significant digits, up to 1 hour).
+#[derive(Debug, Clone)]
+pub struct LatencyHistogram {
+    hist: Histogram<u64>,
+}
+
+impl Default for LatencyHistogram {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl LatencyHistogram {
+    pub fn new() -> Self {
+        let hist = Histogram::new_with_bounds(1, 3_600_000_000_000, 3).expect("valid bounds");
+        LatencyHistogram { hist }
+    }
+
+    pub fn record(&mut self, latency: Duration) {
+        let ns = u64::try_from(latency.as_nanos()).unwrap_or(u64::MAX);
+        self.hist.saturating_record(ns.max(1));
+    }
+
+    pub fn len(&self) -> u64 {
+        self.hist.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.hist.is_empty()
+    }
+
+    /// The value at `quantile` (0.0..=1.0), in nanoseconds.
+    pub fn quantile_ns(&self, quantile: f64) -> f64 {
+        self.hist.value_at_quantile(quantile) as f64
+    }
+
+    pub fn p50_ns(&self) -> f64 {
+        self.quantile_ns(0.50)
+    }
+    pub fn p99_ns(&self) -> f64 {
+        self.quantile_ns(0.99)
+    }
+    pub fn p999_ns(&self) -> f64 {
+        self.quantile_ns(0.999)
+    }
+    pub fn max_ns(&self) -> f64 {
+        self.hist.max() as f64
+    }
+
+    /// Share of samples (0.0..=1.0) strictly above `threshold`.
+    pub fn share_above(&self, threshold: Duration) -> f64 {
+        if self.hist.is_empty() {
+            return 0.0;
+        }
+        let limit = u64::try_from(threshold.as_nanos()).unwrap_or(u64::MAX);
+        let at_or_below = self.hist.count_between(0, limit);
+        1.0 - at_or_below as f64 / self.hist.len() as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summary_of_odd_and_even_counts() {
+        let s = Summary::of(&[5.0, 1.0, 3.0]).unwrap();
+        assert_eq!((s.median, s.min, s.max), (3.0, 1.0, 5.0));
+        let s = Summary::of(&[4.0, 1.0, 3.0, 2.0]).unwrap();
+        assert_eq!((s.median, s.min, s.max), (2.5, 1.0, 4.0));
+        assert_eq!(Summary::of(&[7.0]).unwrap().median, 7.0);
+    }
+
+    #[test]
+    fn summary_rejects_empty_and_nan() {
+        assert!(Summary::of(&[]).is_none());
+        assert!(Summary::of(&[1.0, f64::NAN]).is_none());
+    }
+
+    #[test]
+    fn percentiles_of_one_to_ten_thousand_microseconds() {
+        let mut h = LatencyHistogram::new();
+        for us in 1..=10_000u64 {
+            h.record(Duration::from_micros(us));
+        }
+        assert_eq!(h.len(), 10_000);
+        // 3 significant digits: each value is exact to 0.1%.
+        let close = |got: f64, want: f64| (got - want).abs() / want < 0.001;
+        assert!(close(h.p50_ns(), 5_000_000.0), "{}", h.p50_ns());
+        assert!(close(h.p99_ns(), 9_900_000.0), "{}", h.p99_ns());
+        assert!(close(h.p999_ns(), 9_990_000.0), "{}", h.p999_ns());
+        assert!(close(h.max_ns(), 10_000_000.0), "{}", h.max_ns());
+    }
+
+    #[test]
+    fn share_above_threshold_counts_the_tail() {
+        let mut h = LatencyHistogram::new();
+        for _ in 0..90 {
+            h.record(Duration::from_micros(100));
+        }
+        for _ in 0..10 {
+            h.record(Duration::from_millis(20));
+        }
+        assert!((h.share_above(Duration::from_millis(10)) - 0.10).abs() < 1e-9);
+        assert_eq!(h.share_above(Duration::from_secs(1)), 0.0);
+        assert_eq!(LatencyHistogram::new().share_above(Duration::ZERO), 0.0);
+    }
+}
