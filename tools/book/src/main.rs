@@ -1,0 +1,118 @@
+//! `cargo run -p book -- build | serve | test | check`: the book's driver.
+//!
+//! It runs mdBook in-process with the `measure` preprocessor, and fails on what stock mdBook
+//! lets through with exit status 0: a missing include file or anchor, a broken internal link or
+//! `#anchor`, an error logged while building.
+
+mod checks;
+mod claims;
+mod doctest;
+
+use anyhow::{Context, Result, bail};
+use clap::{Parser, Subcommand};
+use mdbook_driver::MDBook;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use tracing_subscriber::Layer;
+use tracing_subscriber::layer::SubscriberExt;
+
+#[derive(Parser)]
+#[command(about = "Build, serve, test and check the book")]
+struct Args {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Build the HTML book into book/ (fails on broken includes, anchors and links)
+    Build,
+    /// Build, then serve the book on 127.0.0.1
+    Serve {
+        #[arg(long, default_value_t = 3000)]
+        port: u16,
+    },
+    /// Compile and run every Rust code block in the book against the real crates
+    Test,
+    /// Check the records in data/: valid, fresh (listing unchanged), and the chapters' claims hold.
+    /// With FILEs: only check that those records are valid
+    Check { files: Vec<PathBuf> },
+}
+
+fn main() {
+    let args = Args::parse();
+    let root = measure::record::repo_root();
+    init_logging();
+    let result = match args.command {
+        Command::Build => build(&root).map(|dir| eprintln!("book built in {}", dir.display())),
+        Command::Serve { port } => build(&root).and_then(|dir| serve(&dir, port)),
+        Command::Test => doctest::run(&root),
+        Command::Check { files } if files.is_empty() => claims::check_all(&root),
+        Command::Check { files } => claims::validate_files(&files),
+    };
+    if let Err(e) = result {
+        eprintln!("error: {e:#}");
+        std::process::exit(1);
+    }
+}
+
+/// Errors mdBook logs without failing (a missing include file, say) are counted here.
+static LOGGED_ERRORS: AtomicUsize = AtomicUsize::new(0);
+
+struct CountErrors;
+
+impl<S: tracing::Subscriber> Layer<S> for CountErrors {
+    fn on_event(&self, event: &tracing::Event<'_>, _: tracing_subscriber::layer::Context<'_, S>) {
+        if *event.metadata().level() == tracing::Level::ERROR {
+            LOGGED_ERRORS.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
+
+fn init_logging() {
+    let fmt = tracing_subscriber::fmt::layer()
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .with_filter(tracing_subscriber::filter::LevelFilter::WARN);
+    let subscriber = tracing_subscriber::registry().with(fmt).with(CountErrors);
+    let _ = tracing::subscriber::set_global_default(subscriber);
+}
+
+/// Loads the book with the preprocessor in-process (it replaces the command in book.toml).
+pub fn load(root: &Path) -> Result<MDBook> {
+    let mut md = MDBook::load(root).with_context(|| format!("loading the book in {}", root.display()))?;
+    md.with_preprocessor(mdbook_measured::Measure);
+    Ok(md)
+}
+
+/// Builds the HTML book and checks it; returns the output folder.
+pub fn build(root: &Path) -> Result<PathBuf> {
+    let md = load(root)?;
+    checks::includes(&md)?;
+    md.build()?;
+    let errors = LOGGED_ERRORS.load(Ordering::Relaxed);
+    if errors > 0 {
+        bail!("mdBook logged {errors} error(s) while building (see above)");
+    }
+    let dir = md.build_dir_for("html");
+    checks::links(&dir)?;
+    Ok(dir)
+}
+
+fn serve(dir: &Path, port: u16) -> Result<()> {
+    let rt = tokio::runtime::Runtime::new()?;
+    rt.block_on(async {
+        let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .with_context(|| format!("cannot listen on {addr} (is it in use? try --port)"))?;
+        let app = axum::Router::new().fallback_service(tower_http::services::ServeDir::new(dir));
+        eprintln!("serving the book at http://{addr}/ (Ctrl-C to stop)");
+        axum::serve(listener, app)
+            .with_graceful_shutdown(async {
+                let _ = tokio::signal::ctrl_c().await;
+            })
+            .await?;
+        Ok(())
+    })
+}

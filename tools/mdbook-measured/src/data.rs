@@ -1,0 +1,263 @@
+//! Finding records and the series a directive names, with errors that say what is available.
+
+use crate::Directive;
+use measure::record::{self, Record, Series};
+use std::cell::RefCell;
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+/// The arguments that select data; `over.<one of these>` changes a ratio's denominator.
+pub const SELECTORS: &[&str] = &["record", "machine", "experiment", "case", "variant", "metric"];
+
+/// The records under `<root>/data/`, loaded once each.
+pub struct Data {
+    root: PathBuf,
+    reference: String,
+    cache: RefCell<HashMap<PathBuf, Rc<Record>>>,
+    warnings: RefCell<BTreeSet<String>>,
+}
+
+/// A directive's selection, resolved against one record.
+#[derive(Clone)]
+pub struct Resolved {
+    pub record: Rc<Record>,
+    pub machine: String,
+    pub experiment: String,
+    pub case: Option<String>,
+    pub variant: Option<String>,
+    pub metric: Option<String>,
+}
+
+/// A dimension of the data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dim {
+    Case,
+    Variant,
+    Metric,
+}
+
+impl Dim {
+    pub fn parse(s: &str) -> Result<Dim, String> {
+        match s {
+            "case" => Ok(Dim::Case),
+            "variant" => Ok(Dim::Variant),
+            "metric" => Ok(Dim::Metric),
+            _ => Err(format!("`{s}` is not a dimension (case, variant, metric)")),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Dim::Case => "case",
+            Dim::Variant => "variant",
+            Dim::Metric => "metric",
+        }
+    }
+
+    pub fn of(self, s: &Series) -> &str {
+        match self {
+            Dim::Case => &s.case,
+            Dim::Variant => &s.variant,
+            Dim::Metric => &s.metric,
+        }
+    }
+}
+
+impl Data {
+    pub fn new(root: &Path, reference: &str) -> Data {
+        Data {
+            root: root.to_path_buf(),
+            reference: reference.to_string(),
+            cache: RefCell::new(HashMap::new()),
+            warnings: RefCell::new(BTreeSet::new()),
+        }
+    }
+
+    pub fn reference(&self) -> &str {
+        &self.reference
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Warnings gathered so far (stale data), once each.
+    pub fn warnings(&self) -> Vec<String> {
+        self.warnings.borrow().iter().cloned().collect()
+    }
+
+    /// Loads `data/<machine>/<name>.json`.
+    pub fn record(&self, machine: &str, name: &str) -> Result<Rc<Record>, String> {
+        let path = record::record_path(&self.root, machine, name);
+        if let Some(r) = self.cache.borrow().get(&path) {
+            return Ok(r.clone());
+        }
+        let rec = match Record::load(&path) {
+            Ok(r) => Rc::new(r),
+            Err(record::RecordError::Missing(_)) => {
+                return Err(format!(
+                    "no record data/{machine}/{name}.json (records for {machine}: {}; machines: {})",
+                    list(&self.available(&self.root.join("data").join(machine), true)),
+                    list(&self.available(&self.root.join("data"), false)),
+                ));
+            }
+            Err(e) => return Err(e.to_string()),
+        };
+        if rec.chapter != name {
+            return Err(format!("data/{machine}/{name}.json says it is the record of `{}`", rec.chapter));
+        }
+        self.cache.borrow_mut().insert(path, rec.clone());
+        Ok(rec)
+    }
+
+    fn available(&self, dir: &Path, files: bool) -> Vec<String> {
+        let mut out: Vec<String> = std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|e| {
+                let p = e.path();
+                if files {
+                    (p.extension()? == "json").then(|| p.file_stem()?.to_str().map(str::to_string))?
+                } else {
+                    p.is_dir().then(|| p.file_name()?.to_str().map(str::to_string))?
+                }
+            })
+            .collect();
+        out.sort();
+        out
+    }
+
+    /// Resolves the selectors of `d`; with `over`, `over.KEY` takes precedence over `KEY`.
+    pub fn resolve(&self, d: &Directive, over: bool) -> Result<Resolved, String> {
+        let get = |key: &str| {
+            if over {
+                d.get(&format!("over.{key}")).or_else(|| d.get(key))
+            } else {
+                d.get(key)
+            }
+        };
+        let name = get("record").ok_or("missing `record=<chapter>` (e.g. record=ch01-blocking)")?;
+        let machine = get("machine").unwrap_or(&self.reference).to_string();
+        let record = self.record(&machine, name)?;
+        let experiments = distinct(record.series.iter().map(|s| s.experiment.as_str()));
+        let experiment = match get("experiment") {
+            Some(e) if experiments.iter().any(|x| x == e) => e.to_string(),
+            Some(e) => return Err(format!("no experiment `{e}` in {}; available: {}", describe(&record, &machine), list(&experiments))),
+            None if experiments.len() == 1 => experiments[0].clone(),
+            None => return Err(format!("which experiment? add experiment=NAME; available: {}", list(&experiments))),
+        };
+        let mut r = Resolved { record, machine, experiment, case: None, variant: None, metric: None };
+        for dim in [Dim::Case, Dim::Variant, Dim::Metric] {
+            let available = r.values(dim);
+            let chosen = match get(dim.name()) {
+                Some(v) if available.iter().any(|x| x == v) => Some(v.to_string()),
+                Some(v) => {
+                    return Err(format!(
+                        "no {} `{v}` in {} experiment `{}`; available: {}",
+                        dim.name(),
+                        describe(&r.record, &r.machine),
+                        r.experiment,
+                        list(&available)
+                    ));
+                }
+                None if available.len() == 1 => Some(available[0].clone()),
+                None => None,
+            };
+            match dim {
+                Dim::Case => r.case = chosen,
+                Dim::Variant => r.variant = chosen,
+                Dim::Metric => r.metric = chosen,
+            }
+        }
+        self.check_fresh(&r);
+        Ok(r)
+    }
+
+    /// Warns (once) when a record's listing has changed since the record was made.
+    fn check_fresh(&self, r: &Resolved) {
+        if let Some(stale) = self.staleness(&r.record) {
+            self.warnings.borrow_mut().insert(format!("data/{}/{}.json: {stale}", r.machine, r.record.chapter));
+        }
+    }
+
+    /// Why a record is stale, if it is: its listing's sources changed since it was made.
+    pub fn staleness(&self, rec: &Record) -> Option<String> {
+        if rec.source.is_some() {
+            return None;
+        }
+        let dir = self.root.join("listings").join(&rec.chapter);
+        if !dir.is_dir() {
+            return None;
+        }
+        match record::listing_hash(&dir) {
+            Ok(h) if h == rec.build.listing_hash => None,
+            Ok(_) => Some(format!(
+                "the listing changed since this record was made; rerun `cargo run -p {} -- --save`",
+                rec.chapter
+            )),
+            Err(e) => Some(format!("cannot hash listings/{}: {e}", rec.chapter)),
+        }
+    }
+}
+
+impl Resolved {
+    /// The distinct values of `dim` in this experiment (cases in numeric order when numeric),
+    /// restricted by the other selectors already chosen.
+    pub fn values(&self, dim: Dim) -> Vec<String> {
+        let mut v = distinct(self.series_iter().map(|s| dim.of(s)));
+        if dim == Dim::Case {
+            v.sort_by(|a, b| match (a.parse::<f64>(), b.parse::<f64>()) {
+                (Ok(x), Ok(y)) => x.total_cmp(&y),
+                _ => std::cmp::Ordering::Equal,
+            });
+        }
+        v
+    }
+
+    fn series_iter(&self) -> impl Iterator<Item = &Series> {
+        self.record.series.iter().filter(move |s| s.experiment == self.experiment)
+    }
+
+    /// The one series at (case, variant, metric), each either chosen or given here.
+    pub fn series(&self, case: Option<&str>, variant: Option<&str>, metric: Option<&str>) -> Result<&Series, String> {
+        let case = case.or(self.case.as_deref());
+        let variant = variant.or(self.variant.as_deref());
+        let metric = metric.or(self.metric.as_deref());
+        for (dim, v) in [(Dim::Case, case), (Dim::Variant, variant), (Dim::Metric, metric)] {
+            if v.is_none() {
+                return Err(format!("which {0}? add {0}=NAME; available: {1}", dim.name(), list(&self.values(dim))));
+            }
+        }
+        self.series_iter()
+            .find(|s| Some(s.case.as_str()) == case && Some(s.variant.as_str()) == variant && Some(s.metric.as_str()) == metric)
+            .ok_or_else(|| {
+                format!(
+                    "{} has no series for case `{}`, variant `{}`, metric `{}`",
+                    describe(&self.record, &self.machine),
+                    case.unwrap_or_default(),
+                    variant.unwrap_or_default(),
+                    metric.unwrap_or_default()
+                )
+            })
+    }
+}
+
+fn distinct<'a>(it: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for v in it {
+        if !out.iter().any(|x| x == v) {
+            out.push(v.to_string());
+        }
+    }
+    out
+}
+
+fn describe(rec: &Record, machine: &str) -> String {
+    format!("data/{machine}/{}.json", rec.chapter)
+}
+
+pub fn list(v: &[String]) -> String {
+    if v.is_empty() { "(none)".into() } else { v.join(", ") }
+}

@@ -1,0 +1,248 @@
+//! The book's preprocessor: replaces `{{#measure KIND key=value ...}}` directives with tables,
+//! charts, numbers and provenance lines read from the records in `data/`.
+//!
+//! | kind | renders |
+//! |---|---|
+//! | `table` | median with min–max, rows × columns chosen from case, variant, metric; provenance below |
+//! | `chart` | inline SVG (lines for a sweep, bars for variants), caption, the data table beside it |
+//! | `value` | one number in a sentence (`stat=median|min|max`) |
+//! | `ratio` | one median divided by another (`over.KEY=...` changes the denominator's selector) |
+//! | `param` | one of the record's parameters |
+//! | `machine` | the machine a record was measured on, in words |
+//! | `provenance` | machine, versions, commit, repetitions, date |
+//! | `versions` | the toolchain and crate versions in force, from Cargo.lock |
+//!
+//! Any problem (a missing record, an unknown case, a record of another schema) fails the build
+//! with a message naming the chapter, the directive and what is available. `\{{#measure` is
+//! left in the page as written, without the backslash.
+
+mod chart;
+mod data;
+mod render;
+
+use anyhow::bail;
+use mdbook_preprocessor::book::{Book, BookItem};
+use mdbook_preprocessor::{Preprocessor, PreprocessorContext};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+pub use data::Data;
+
+/// The preprocessor; `name()` is the key of its table in book.toml.
+pub struct Measure;
+
+impl Preprocessor for Measure {
+    fn name(&self) -> &str {
+        "measure"
+    }
+
+    fn run(&self, ctx: &PreprocessorContext, mut book: Book) -> anyhow::Result<Book> {
+        let reference: Option<String> = ctx
+            .config
+            .get("preprocessor.measure.reference-machine")
+            .ok()
+            .flatten();
+        let Some(reference) = reference else {
+            bail!("book.toml: [preprocessor.measure] needs `reference-machine = \"<folder under data/>\"`");
+        };
+        let data = Data::new(&ctx.root, &reference);
+        let mut errors = Vec::new();
+        book.for_each_mut(|item| {
+            if let BookItem::Chapter(ch) = item {
+                let name = ch
+                    .path
+                    .as_ref()
+                    .map_or(ch.name.clone(), |p| format!("src/{}", p.display()));
+                match expand(&data, &ch.content) {
+                    Ok(text) => ch.content = text,
+                    Err(e) => errors.push(format!("{name}: {e}")),
+                }
+            }
+        });
+        for warning in data.warnings() {
+            eprintln!("warning: {warning}");
+        }
+        if !errors.is_empty() {
+            bail!("{}", errors.join("\n"));
+        }
+        Ok(book)
+    }
+
+    fn supports_renderer(&self, _renderer: &str) -> anyhow::Result<bool> {
+        Ok(true)
+    }
+}
+
+const OPEN: &str = "{{#measure";
+
+/// Replaces every directive in `content`; the first bad one is an error.
+pub fn expand(data: &Data, content: &str) -> Result<String, String> {
+    let mut out = String::with_capacity(content.len());
+    let mut rest = content;
+    while let Some(at) = rest.find(OPEN) {
+        let escaped = rest[..at].ends_with('\\');
+        let (before, from) = rest.split_at(at);
+        let Some(end) = from.find("}}") else {
+            return Err(format!("directive `{}` is not closed with `}}}}`", first_line(from)));
+        };
+        let text = &from[..end + 2];
+        if escaped {
+            out.push_str(&before[..before.len() - 1]);
+            out.push_str(text);
+        } else {
+            out.push_str(before);
+            let rendered = Directive::parse(text)
+                .and_then(|d| render::render(data, &d))
+                .map_err(|e| format!("directive `{text}`: {e}"))?;
+            out.push_str(&rendered);
+        }
+        rest = &from[end + 2..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+fn first_line(s: &str) -> &str {
+    s.lines().next().unwrap_or(s)
+}
+
+/// A parsed directive: its kind and `key=value` arguments (values may be "quoted").
+#[derive(Debug, Clone)]
+pub struct Directive {
+    pub kind: String,
+    pub args: BTreeMap<String, String>,
+}
+
+impl Directive {
+    pub fn parse(text: &str) -> Result<Directive, String> {
+        let inner = text
+            .strip_prefix(OPEN)
+            .and_then(|t| t.strip_suffix("}}"))
+            .ok_or("not a {{#measure ...}} directive")?;
+        let mut tokens = tokenize(inner)?.into_iter();
+        let kind = tokens.next().ok_or("missing the kind (table, chart, value, ratio, param, machine, provenance, versions)")?;
+        let mut args = BTreeMap::new();
+        for token in tokens {
+            let (key, value) = token
+                .split_once('=')
+                .ok_or_else(|| format!("argument `{token}` is not key=value"))?;
+            if args.insert(key.to_string(), value.to_string()).is_some() {
+                return Err(format!("argument `{key}` is given twice"));
+            }
+        }
+        Ok(Directive { kind, args })
+    }
+
+    /// Fails on any argument not in `allowed`.
+    pub fn check_keys(&self, allowed: &[&str]) -> Result<(), String> {
+        for key in self.args.keys() {
+            let ok = allowed.contains(&key.as_str())
+                || key
+                    .strip_prefix("over.")
+                    .is_some_and(|k| allowed.contains(&"over.*") && data::SELECTORS.contains(&k));
+            if !ok {
+                return Err(format!(
+                    "unknown argument `{key}` for `{}` (allowed: {})",
+                    self.kind,
+                    allowed.join(", ")
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.args.get(key).map(String::as_str)
+    }
+}
+
+/// Splits on whitespace, keeping "double-quoted" stretches (the quotes are removed).
+fn tokenize(s: &str) -> Result<Vec<String>, String> {
+    let mut tokens = Vec::new();
+    let mut cur = String::new();
+    let mut quoted = false;
+    let mut started = false;
+    for c in s.chars() {
+        match c {
+            '"' => {
+                quoted = !quoted;
+                started = true;
+            }
+            c if c.is_whitespace() && !quoted => {
+                if started {
+                    tokens.push(std::mem::take(&mut cur));
+                    started = false;
+                }
+            }
+            c => {
+                cur.push(c);
+                started = true;
+            }
+        }
+    }
+    if quoted {
+        return Err("a quoted value is not closed".into());
+    }
+    if started {
+        tokens.push(cur);
+    }
+    Ok(tokens)
+}
+
+/// Escapes text for HTML and SVG.
+pub(crate) fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// The repository's Cargo.lock as (name, version) pairs.
+pub fn locked_versions(root: &Path) -> Result<BTreeMap<String, String>, String> {
+    let path = root.join("Cargo.lock");
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let doc: toml::Table = text.parse().map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut out = BTreeMap::new();
+    for p in doc.get("package").and_then(|p| p.as_array()).into_iter().flatten() {
+        if let (Some(n), Some(v)) = (
+            p.get("name").and_then(|v| v.as_str()),
+            p.get("version").and_then(|v| v.as_str()),
+        ) {
+            out.entry(n.to_string()).or_insert_with(|| v.to_string());
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_kind_and_quoted_arguments() {
+        let d = Directive::parse(r#"{{#measure chart record=ch01 caption="p99, log scale" log=true}}"#).unwrap();
+        assert_eq!(d.kind, "chart");
+        assert_eq!(d.get("caption"), Some("p99, log scale"));
+        assert_eq!(d.get("log"), Some("true"));
+        assert!(Directive::parse("{{#measure}}").is_err());
+        assert!(Directive::parse("{{#measure value case}}").is_err());
+        assert!(Directive::parse("{{#measure value a=1 a=2}}").is_err());
+        assert!(Directive::parse(r#"{{#measure value a="open}}"#).is_err());
+    }
+
+    #[test]
+    fn unknown_keys_are_named() {
+        let d = Directive::parse("{{#measure value recrod=x}}").unwrap();
+        let e = d.check_keys(&["record", "machine"]).unwrap_err();
+        assert!(e.contains("recrod") && e.contains("record, machine"), "{e}");
+        let d = Directive::parse("{{#measure ratio over.variant=x over.color=y}}").unwrap();
+        assert!(d.check_keys(&["over.*"]).unwrap_err().contains("over.color"));
+    }
+
+    #[test]
+    fn escaped_directives_are_kept_and_unclosed_ones_fail() {
+        let data = Data::new(Path::new("/nonexistent"), "m");
+        assert_eq!(expand(&data, "a \\{{#measure versions}} b").unwrap(), "a {{#measure versions}} b");
+        assert!(expand(&data, "{{#measure value").unwrap_err().contains("not closed"));
+    }
+}

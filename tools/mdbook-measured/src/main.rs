@@ -1,0 +1,24 @@
+//! The preprocessor as a command, for the stock `mdbook build` (declared in book.toml).
+//! It never prints anything but the book to stdout.
+
+use mdbook_measured::Measure;
+use mdbook_preprocessor::Preprocessor;
+use std::io;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("supports") {
+        // Every renderer gets the same numbers (the test renderer included).
+        std::process::exit(0);
+    }
+    let result = (|| -> anyhow::Result<()> {
+        let (ctx, book) = mdbook_preprocessor::parse_input(io::stdin())?;
+        let book = Measure.run(&ctx, book)?;
+        serde_json::to_writer(io::stdout(), &book)?;
+        Ok(())
+    })();
+    if let Err(e) = result {
+        eprintln!("mdbook-measured: {e:#}");
+        std::process::exit(1);
+    }
+}

@@ -1,0 +1,348 @@
+//! Rendering each kind of directive.
+
+use crate::chart::{self, ChartKind, ChartSpec, Point};
+use crate::data::{Data, Dim, Resolved, list};
+use crate::{Directive, esc, locked_versions};
+use measure::record::Record;
+use measure::report::{format_value, sig3};
+
+const SELECT: [&str; 6] = ["record", "machine", "experiment", "case", "variant", "metric"];
+
+pub fn render(data: &Data, d: &Directive) -> Result<String, String> {
+    match d.kind.as_str() {
+        "table" => table(data, d),
+        "chart" => chart(data, d),
+        "value" => value(data, d),
+        "ratio" => ratio(data, d),
+        "param" => param(data, d),
+        "machine" => machine(data, d),
+        "provenance" => {
+            d.check_keys(&["record", "machine"])?;
+            let r = data.resolve_record_only(d)?;
+            Ok(provenance(data, &r.record, &r.machine))
+        }
+        "versions" => versions(data, d),
+        other => Err(format!(
+            "unknown kind `{other}` (table, chart, value, ratio, param, machine, provenance, versions)"
+        )),
+    }
+}
+
+fn with_select(extra: &[&'static str]) -> Vec<&'static str> {
+    SELECT.iter().copied().chain(extra.iter().copied()).collect()
+}
+
+/// The values of `dim` to show: the directive's list (`cases=0,1`) checked, else all of them.
+fn axis(r: &Resolved, d: &Directive, dim: Dim) -> Result<Vec<String>, String> {
+    let available = r.values(dim);
+    let key = format!("{}s", dim.name());
+    match d.get(&key) {
+        None => Ok(available),
+        Some(wanted) => wanted
+            .split(',')
+            .map(|w| {
+                if available.iter().any(|a| a == w) {
+                    Ok(w.to_string())
+                } else {
+                    Err(format!("no {} `{w}` in `{key}`; available: {}", dim.name(), list(&available)))
+                }
+            })
+            .collect(),
+    }
+}
+
+/// The two dimensions laid out and the one held fixed.
+fn layout(d: &Directive, rows_key: &str, cols_key: &str, default_rows: Dim, default_cols: Dim) -> Result<(Dim, Dim, Dim), String> {
+    let rows = d.get(rows_key).map_or(Ok(default_rows), Dim::parse)?;
+    let cols = d.get(cols_key).map_or(Ok(default_cols), Dim::parse)?;
+    if rows == cols {
+        return Err(format!("`{rows_key}` and `{cols_key}` must differ"));
+    }
+    let fixed = [Dim::Case, Dim::Variant, Dim::Metric]
+        .into_iter()
+        .find(|x| *x != rows && *x != cols)
+        .expect("three dimensions");
+    Ok((rows, cols, fixed))
+}
+
+fn fixed_value(r: &Resolved, fixed: Dim) -> Result<String, String> {
+    let chosen = match fixed {
+        Dim::Case => &r.case,
+        Dim::Variant => &r.variant,
+        Dim::Metric => &r.metric,
+    };
+    chosen.clone().ok_or_else(|| {
+        format!("which {0}? add {0}=NAME; available: {1}", fixed.name(), list(&r.values(fixed)))
+    })
+}
+
+/// (case, variant, metric) of the cell at (row value, column value).
+fn coordinates<'a>(rows: Dim, row: &'a str, cols: Dim, col: &'a str, fixed: Dim, fixed_v: &'a str) -> (&'a str, &'a str, &'a str) {
+    let pick = |dim: Dim| {
+        if dim == rows {
+            row
+        } else if dim == cols {
+            col
+        } else {
+            debug_assert_eq!(dim, fixed);
+            fixed_v
+        }
+    };
+    (pick(Dim::Case), pick(Dim::Variant), pick(Dim::Metric))
+}
+
+fn label(dim: Dim, v: &str) -> String {
+    match dim {
+        Dim::Variant => format!("<code>{}</code>", esc(v)),
+        _ => esc(v),
+    }
+}
+
+fn table(data: &Data, d: &Directive) -> Result<String, String> {
+    d.check_keys(&with_select(&["rows", "cols", "cases", "variants", "metrics", "caption", "label"]))?;
+    let r = data.resolve(d, false)?;
+    let (rows, cols, fixed) = layout(d, "rows", "cols", Dim::Case, Dim::Variant)?;
+    let html = table_html(&r, d, rows, cols, fixed, d.get("caption"))?;
+    Ok(format!("{html}\n{}\n", provenance(data, &r.record, &r.machine)))
+}
+
+fn table_html(r: &Resolved, d: &Directive, rows: Dim, cols: Dim, fixed: Dim, caption: Option<&str>) -> Result<String, String> {
+    let fixed_v = fixed_value(r, fixed)?;
+    let row_values = axis(r, d, rows)?;
+    let col_values = axis(r, d, cols)?;
+    let corner = d.get("label").map_or_else(|| rows.name().to_string(), str::to_string);
+    let mut html = String::from("<table class=\"measure\">");
+    if let Some(c) = caption {
+        html.push_str(&format!("<caption>{}</caption>", esc(c)));
+    }
+    html.push_str(&format!("<thead><tr><th>{}</th>", esc(&corner)));
+    for c in &col_values {
+        html.push_str(&format!("<th>{}</th>", label(cols, c)));
+    }
+    html.push_str("</tr></thead><tbody>");
+    for row in &row_values {
+        html.push_str(&format!("<tr><th>{}</th>", label(rows, row)));
+        for col in &col_values {
+            let (case, variant, metric) = coordinates(rows, row, cols, col, fixed, &fixed_v);
+            let cell = match r.series(Some(case), Some(variant), Some(metric)) {
+                Ok(s) if s.values.len() > 1 => format!(
+                    "{} <span class=\"spread\">{}–{}</span>",
+                    format_value(s.median, &s.unit),
+                    format_value(s.min, &s.unit),
+                    format_value(s.max, &s.unit)
+                ),
+                Ok(s) => format_value(s.median, &s.unit),
+                Err(_) => "–".into(),
+            };
+            html.push_str(&format!("<td>{cell}</td>"));
+        }
+        html.push_str("</tr>");
+    }
+    html.push_str("</tbody></table>");
+    Ok(html)
+}
+
+fn chart(data: &Data, d: &Directive) -> Result<String, String> {
+    d.check_keys(&with_select(&["x", "series", "kind", "log", "caption", "xlabel", "ylabel", "cases", "variants", "metrics", "label"]))?;
+    let r = data.resolve(d, false)?;
+    let (x, series, fixed) = layout(d, "x", "series", Dim::Case, Dim::Variant)?;
+    let caption = d.get("caption").ok_or("a chart needs caption=\"...\" (what it shows, in words)")?;
+    let kind = match d.get("kind") {
+        None if x == Dim::Case => ChartKind::Line,
+        None | Some("bar") => ChartKind::Bar,
+        Some("line") => ChartKind::Line,
+        Some(k) => return Err(format!("kind=`{k}`: use line or bar")),
+    };
+    let log = match d.get("log") {
+        None | Some("auto") => None,
+        Some("true") => Some(true),
+        Some("false") => Some(false),
+        Some(v) => return Err(format!("log=`{v}`: use true, false or auto")),
+    };
+    let fixed_v = fixed_value(&r, fixed)?;
+    let xs = axis(&r, d, x)?;
+    let names = axis(&r, d, series)?;
+    let mut unit = None;
+    let mut lines = Vec::new();
+    for name in &names {
+        let mut points = Vec::new();
+        for xv in &xs {
+            let (case, variant, metric) = coordinates(x, xv, series, name, fixed, &fixed_v);
+            points.push(match r.series(Some(case), Some(variant), Some(metric)) {
+                Ok(s) => {
+                    if unit.get_or_insert_with(|| s.unit.clone()) != &s.unit {
+                        return Err("a chart's series must share one unit; choose one metric".into());
+                    }
+                    Some(Point { median: s.median, min: s.min, max: s.max })
+                }
+                Err(_) => None,
+            });
+        }
+        lines.push((name.clone(), points));
+    }
+    let unit = unit.ok_or("no data to chart")?;
+    let ylabel = d.get("ylabel").map_or_else(|| fixed_v.clone(), str::to_string);
+    let spec = ChartSpec {
+        kind,
+        log,
+        title: caption.to_string(),
+        x_label: d.get("xlabel").unwrap_or(x.name()).to_string(),
+        y_label: ylabel,
+        xs,
+        series: lines,
+        unit,
+    };
+    let svg = chart::render(&spec);
+    let table = table_html(&r, d, x, series, fixed, None)?;
+    Ok(format!(
+        "<figure class=\"measure-figure\">{svg}<figcaption>{}</figcaption></figure>\n<details class=\"measure-data\"><summary>The numbers behind this chart</summary>{table}</details>\n{}\n",
+        esc(caption),
+        provenance(data, &r.record, &r.machine)
+    ))
+}
+
+fn value(data: &Data, d: &Directive) -> Result<String, String> {
+    d.check_keys(&with_select(&["stat"]))?;
+    let r = data.resolve(d, false)?;
+    let s = r.series(None, None, None)?;
+    let v = match d.get("stat").unwrap_or("median") {
+        "median" => s.median,
+        "min" => s.min,
+        "max" => s.max,
+        other => return Err(format!("stat=`{other}`: use median, min or max")),
+    };
+    Ok(format_value(v, &s.unit))
+}
+
+fn ratio(data: &Data, d: &Directive) -> Result<String, String> {
+    d.check_keys(&with_select(&["over.*"]))?;
+    if !d.args.keys().any(|k| k.starts_with("over.")) {
+        return Err("a ratio needs at least one over.KEY=VALUE for its denominator".into());
+    }
+    let top = data.resolve(d, false)?;
+    let bottom = data.resolve(d, true)?;
+    let a = top.series(None, None, None)?;
+    let b = bottom.series(None, None, None).map_err(|e| format!("denominator: {e}"))?;
+    if a.unit != b.unit {
+        return Err(format!("cannot divide {} by {}", a.unit, b.unit));
+    }
+    if b.median == 0.0 {
+        return Err("the denominator's median is zero".into());
+    }
+    Ok(format!("{}×", sig3(a.median / b.median)))
+}
+
+fn param(data: &Data, d: &Directive) -> Result<String, String> {
+    d.check_keys(&["record", "machine", "name"])?;
+    let r = data.resolve_record_only(d)?;
+    let name = d.get("name").ok_or("missing name=PARAM")?;
+    let v = r.record.params.get(name).ok_or_else(|| {
+        let keys: Vec<String> = r.record.params.keys().cloned().collect();
+        format!("no parameter `{name}`; available: {}", list(&keys))
+    })?;
+    Ok(match v {
+        serde_json::Value::Number(n) => sig3(n.as_f64().unwrap_or(0.0)),
+        serde_json::Value::String(s) => esc(s),
+        serde_json::Value::Array(a) => a.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", "),
+        other => esc(&other.to_string()),
+    })
+}
+
+fn machine(data: &Data, d: &Directive) -> Result<String, String> {
+    d.check_keys(&["record", "machine", "field"])?;
+    let r = data.resolve_record_only(d)?;
+    let m = &r.record.machine;
+    Ok(match d.get("field").unwrap_or("summary") {
+        "summary" => machine_summary(&r.record),
+        "cpu" => esc(&m.cpu_model),
+        "cores" => m.available_parallelism.to_string(),
+        "name" => esc(&m.name),
+        other => return Err(format!("field=`{other}`: use summary, cpu, cores or name")),
+    })
+}
+
+fn machine_summary(rec: &Record) -> String {
+    let m = &rec.machine;
+    if rec.source.is_some() {
+        return esc(&m.cpu_model);
+    }
+    format!(
+        "{}, {} CPUs (available_parallelism {}), {:.0} GiB, {} {}",
+        esc(&m.cpu_model),
+        m.cores_seen,
+        m.available_parallelism,
+        m.memory_bytes as f64 / (1u64 << 30) as f64,
+        m.os,
+        esc(&m.kernel)
+    )
+}
+
+/// The line under every table: where, with what, when, how often.
+pub fn provenance(data: &Data, rec: &Record, machine: &str) -> String {
+    if let Some(src) = &rec.source {
+        return format!(
+            "<p class=\"provenance\">Published figures: {}, {}. Setup: {}.</p>",
+            esc(&src.document),
+            esc(&src.location),
+            esc(&src.setup)
+        );
+    }
+    let crates: Vec<String> = rec.build.crates.iter().map(|(n, v)| format!("{n} {v}")).collect();
+    let stale = data
+        .staleness(rec)
+        .map(|s| format!(" <strong class=\"stale\">Stale: {}.</strong>", esc(&s)))
+        .unwrap_or_default();
+    format!(
+        "<p class=\"provenance\">Measured on <code>{}</code>: {}; {}, {}; commit <code>{}</code>; {} repetitions (median, min–max), order seed {}; load average {:.2} before, {:.2} after; {}.{}</p>",
+        esc(machine),
+        machine_summary(rec),
+        esc(&rec.build.rustc),
+        esc(&crates.join(", ")),
+        esc(&rec.build.commit),
+        rec.reps,
+        rec.seed,
+        rec.machine.load_before[0],
+        rec.machine.load_after[0],
+        esc(rec.created.get(..10).unwrap_or(&rec.created)),
+        stale
+    )
+}
+
+const DEFAULT_CRATES: &[&str] = &[
+    "mdbook-driver", "tokio", "rayon", "parking_lot", "tokio-metrics", "hdrhistogram", "argon2",
+    "axum", "tower-http", "kanal", "crossbeam-channel", "flume", "async-channel", "mimalloc", "serde_json",
+];
+
+fn versions(data: &Data, d: &Directive) -> Result<String, String> {
+    d.check_keys(&["crates"])?;
+    let locked = locked_versions(data.root())?;
+    let toolchain = std::fs::read_to_string(data.root().join("rust-toolchain.toml"))
+        .ok()
+        .and_then(|t| t.parse::<toml::Table>().ok())
+        .and_then(|t| t.get("toolchain")?.get("channel")?.as_str().map(str::to_string))
+        .ok_or("rust-toolchain.toml has no [toolchain] channel")?;
+    let wanted: Vec<&str> = d.get("crates").map_or(DEFAULT_CRATES.to_vec(), |c| c.split(',').collect());
+    let mut html = format!(
+        "<table class=\"measure versions\"><thead><tr><th>component</th><th>version</th></tr></thead><tbody><tr><td>Rust toolchain</td><td>{}</td></tr>",
+        esc(&toolchain)
+    );
+    for name in wanted {
+        match locked.get(name) {
+            Some(v) => html.push_str(&format!("<tr><td><code>{}</code></td><td>{}</td></tr>", esc(name), esc(v))),
+            None if d.get("crates").is_some() => return Err(format!("`{name}` is not in Cargo.lock")),
+            None => {}
+        }
+    }
+    html.push_str("</tbody></table>\n");
+    Ok(html)
+}
+
+impl Data {
+    /// Resolves only the record (for kinds that describe a whole record).
+    pub fn resolve_record_only(&self, d: &Directive) -> Result<Resolved, String> {
+        let name = d.get("record").ok_or("missing `record=<chapter>` (e.g. record=ch01-blocking)")?;
+        let machine = d.get("machine").map_or_else(|| self.reference().to_string(), str::to_string);
+        let record = self.record(&machine, name)?;
+        Ok(Resolved { record, machine, experiment: String::new(), case: None, variant: None, metric: None })
+    }
+}
