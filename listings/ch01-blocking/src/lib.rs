@@ -96,7 +96,12 @@ impl Variant {
 }
 
 /// Runs one heavy request the way `variant` says.
-pub async fn heavy_request(variant: Variant, lane: &rayon::ThreadPool, rounds: u64, seed: u64) -> u64 {
+pub async fn heavy_request(
+    variant: Variant,
+    lane: &rayon::ThreadPool,
+    rounds: u64,
+    seed: u64,
+) -> u64 {
     match variant {
         Variant::Inline => heavy_inline(rounds, seed).await,
         Variant::SpawnBlocking => heavy_spawn_blocking(rounds, seed).await,
@@ -127,7 +132,10 @@ mod tests {
     use super::*;
 
     fn lane() -> rayon::ThreadPool {
-        rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap()
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap()
     }
 
     #[test]
@@ -155,9 +163,11 @@ mod tests {
     }
 
     #[test]
-    #[should_panic(expected = "current_thread")]
+    #[should_panic(expected = "multi-threaded runtime")]
     fn block_in_place_panics_on_a_current_thread_runtime() {
-        let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
         rt.block_on(heavy_block_in_place(10, 1));
     }
 

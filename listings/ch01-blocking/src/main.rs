@@ -96,8 +96,14 @@ impl Params {
             ("bursts".into(), json!(self.bursts)),
             ("light_rounds".into(), json!(self.light_rounds)),
             ("heavy_rounds".into(), json!(self.heavy_rounds)),
-            ("probe_period_ms".into(), json!(self.probe_period.as_millis())),
-            ("slow_poll_threshold_ms".into(), json!(self.slow_poll.as_millis())),
+            (
+                "probe_period_ms".into(),
+                json!(self.probe_period.as_millis()),
+            ),
+            (
+                "slow_poll_threshold_ms".into(),
+                json!(self.slow_poll.as_millis()),
+            ),
             ("generator_spin_us".into(), json!(self.spin.as_micros())),
         ])
     }
@@ -108,7 +114,15 @@ fn burst_sweep(workers: u32) -> Vec<u32> {
     if workers <= 3 {
         (0..=2 * workers).collect()
     } else {
-        let mut v = vec![0, 1, workers / 2, workers - 1, workers, workers + 1, 2 * workers];
+        let mut v = vec![
+            0,
+            1,
+            workers / 2,
+            workers - 1,
+            workers,
+            workers + 1,
+            2 * workers,
+        ];
         v.dedup();
         v
     }
@@ -162,7 +176,10 @@ fn schedule(p: &Params, burst: u32) -> Vec<Arrival<Job>> {
     let mut jobs: Vec<Arrival<Job>> = arrivals
         .drain(..)
         .enumerate()
-        .map(|(i, a)| Arrival { at: a.at, what: Job::Light(i as u64) })
+        .map(|(i, a)| Arrival {
+            at: a.at,
+            what: Job::Light(i as u64),
+        })
         .collect();
     if burst > 0 {
         let burst_rate = p.heavy_rate() / f64::from(burst);
@@ -171,7 +188,10 @@ fn schedule(p: &Params, burst: u32) -> Vec<Arrival<Job>> {
         let mut heavy_id = 0;
         for b in fixed_rate(burst_rate, first, bursts, ()) {
             for _ in 0..burst {
-                jobs.push(Arrival { at: b.at, what: Job::Heavy(heavy_id) });
+                jobs.push(Arrival {
+                    at: b.at,
+                    what: Job::Heavy(heavy_id),
+                });
                 heavy_id += 1;
             }
         }
@@ -181,7 +201,12 @@ fn schedule(p: &Params, burst: u32) -> Vec<Arrival<Job>> {
 }
 
 /// Runs one cell: a fresh runtime (and lane), the generator on this thread, then the metrics.
-fn run_cell(p: &Params, expected: &Expected, burst: u32, variant: Variant) -> Result<Measurement, String> {
+fn run_cell(
+    p: &Params,
+    expected: &Expected,
+    burst: u32,
+    variant: Variant,
+) -> Result<Measurement, String> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(p.workers as usize)
         .enable_all()
@@ -195,11 +220,19 @@ fn run_cell(p: &Params, expected: &Expected, burst: u32, variant: Variant) -> Re
             .map_err(|e| format!("cannot build the compute lane: {e}"))?,
     );
     let jobs = schedule(p, burst);
-    let light_total = jobs.iter().filter(|j| matches!(j.what, Job::Light(_))).count();
-    let light_latency: Arc<Vec<AtomicU64>> = Arc::new((0..light_total).map(|_| AtomicU64::new(0)).collect());
+    let light_total = jobs
+        .iter()
+        .filter(|j| matches!(j.what, Job::Light(_)))
+        .count();
+    let light_latency: Arc<Vec<AtomicU64>> =
+        Arc::new((0..light_total).map(|_| AtomicU64::new(0)).collect());
     let (light_sum, heavy_sum) = (Arc::new(Checksum::new()), Arc::new(Checksum::new()));
+    // ANCHOR: task_monitors
+    // Spot it: tokio-metrics counts polls slower than the threshold, and how long each light
+    // request waited for its first poll after it was spawned.
     let heavy_monitor = TaskMonitor::with_slow_poll_threshold(p.slow_poll);
     let light_monitor = TaskMonitor::new();
+    // ANCHOR_END: task_monitors
 
     let stop = Arc::new(AtomicBool::new(false));
     let probe = rt.spawn(tick_lag_probe(p.probe_period, stop.clone()));
@@ -207,6 +240,9 @@ fn run_cell(p: &Params, expected: &Expected, burst: u32, variant: Variant) -> Re
     let mut light_tasks = Vec::with_capacity(light_total);
     let (light_rounds, heavy_rounds) = (p.light_rounds, p.heavy_rounds);
     let start = Instant::now() + Duration::from_millis(20);
+    // ANCHOR: open_loop
+    // Each request is spawned at its scheduled time, whatever the runtime is doing, and its
+    // latency is counted from that time: a stalled runtime cannot hide its queue.
     let generator = OpenLoop { spin: p.spin }.run(start, &jobs, |job, scheduled| match *job {
         Job::Light(id) => {
             let (lat, sum) = (light_latency.clone(), light_sum.clone());
@@ -216,6 +252,7 @@ fn run_cell(p: &Params, expected: &Expected, burst: u32, variant: Variant) -> Re
                 lat[id as usize].store(ns, Ordering::Relaxed);
             })));
         }
+        // ANCHOR_END: open_loop
         Job::Heavy(id) => {
             let (lane, sum) = (lane.clone(), heavy_sum.clone());
             heavy_tasks.push(rt.spawn(heavy_monitor.instrument(async move {
@@ -227,7 +264,8 @@ fn run_cell(p: &Params, expected: &Expected, burst: u32, variant: Variant) -> Re
 
     let heavy_durations = rt.block_on(async {
         for t in light_tasks {
-            t.await.map_err(|e| format!("a light request failed: {e}"))?;
+            t.await
+                .map_err(|e| format!("a light request failed: {e}"))?;
         }
         let mut durations = Vec::new();
         for t in heavy_tasks {
@@ -237,65 +275,113 @@ fn run_cell(p: &Params, expected: &Expected, burst: u32, variant: Variant) -> Re
     })?;
     let drained = start.elapsed();
     stop.store(true, Ordering::Relaxed);
-    let tick_lag = rt.block_on(probe).map_err(|e| format!("the probe failed: {e}"))?;
+    let tick_lag = rt
+        .block_on(probe)
+        .map_err(|e| format!("the probe failed: {e}"))?;
     rt.shutdown_timeout(Duration::from_secs(5));
 
     let heavy_count = heavy_durations.len() as u64;
     let what = format!("burst {burst} / {}", variant.name());
-    light_sum.verify(
-        &format!("{what}: light requests"),
-        Checksum::expected((0..light_total as u64).map(|i| expected.light[(i % LIGHT_SEEDS) as usize])),
-    ).map_err(|e| e.to_string())?;
-    heavy_sum.verify(
-        &format!("{what}: heavy jobs"),
-        Checksum::expected((0..heavy_count).map(|i| expected.heavy[(i % HEAVY_SEEDS) as usize])),
-    ).map_err(|e| e.to_string())?;
+    light_sum
+        .verify(
+            &format!("{what}: light requests"),
+            Checksum::expected(
+                (0..light_total as u64).map(|i| expected.light[(i % LIGHT_SEEDS) as usize]),
+            ),
+        )
+        .map_err(|e| e.to_string())?;
+    heavy_sum
+        .verify(
+            &format!("{what}: heavy jobs"),
+            Checksum::expected(
+                (0..heavy_count).map(|i| expected.heavy[(i % HEAVY_SEEDS) as usize]),
+            ),
+        )
+        .map_err(|e| e.to_string())?;
 
-    Ok(metrics(p, &jobs, &light_latency, &heavy_durations, drained, &generator, tick_lag, &heavy_monitor, &light_monitor))
+    let outcome = Outcome {
+        jobs: &jobs,
+        light_latency: &light_latency,
+        heavy_durations: &heavy_durations,
+        drained,
+        generator: &generator,
+        tick_lag,
+        heavy_monitor: &heavy_monitor,
+        light_monitor: &light_monitor,
+    };
+    Ok(metrics(p, &outcome))
+}
+
+/// What one run left behind, before it is summarised.
+struct Outcome<'a> {
+    jobs: &'a [Arrival<Job>],
+    light_latency: &'a [AtomicU64],
+    heavy_durations: &'a [Duration],
+    drained: Duration,
+    generator: &'a measure::loadgen::GeneratorReport,
+    tick_lag: Duration,
+    heavy_monitor: &'a TaskMonitor,
+    light_monitor: &'a TaskMonitor,
 }
 
 /// Turns one run's raw samples into the chapter's metrics. Warm-up requests are left out.
-#[allow(clippy::too_many_arguments)]
-fn metrics(
-    p: &Params,
-    jobs: &[Arrival<Job>],
-    light_latency: &[AtomicU64],
-    heavy_durations: &[Duration],
-    drained: Duration,
-    generator: &measure::loadgen::GeneratorReport,
-    tick_lag: Duration,
-    heavy_monitor: &TaskMonitor,
-    light_monitor: &TaskMonitor,
-) -> Measurement {
+fn metrics(p: &Params, o: &Outcome) -> Measurement {
     let mut hist = LatencyHistogram::new();
-    for job in jobs {
-        if let Job::Light(id) = job.what {
-            if job.at >= p.warmup {
-                hist.record(Duration::from_nanos(light_latency[id as usize].load(Ordering::Relaxed)));
+    for job in o.jobs {
+        match job.what {
+            Job::Light(id) if job.at >= p.warmup => {
+                let ns = o.light_latency[id as usize].load(Ordering::Relaxed);
+                hist.record(Duration::from_nanos(ns));
             }
+            _ => {}
         }
     }
     let measured = hist.len() as f64;
-    let mut heavy: Vec<f64> = heavy_durations.iter().map(|d| d.as_secs_f64() * 1e3).collect();
+    let mut heavy: Vec<f64> = o
+        .heavy_durations
+        .iter()
+        .map(|d| d.as_secs_f64() * 1e3)
+        .collect();
     heavy.sort_by(f64::total_cmp);
     let heavy_median = measure::Summary::of(&heavy).map_or(0.0, |s| s.median);
-    let heavy_stats = heavy_monitor.cumulative();
-    let light_stats = light_monitor.cumulative();
+    let heavy_stats = o.heavy_monitor.cumulative();
+    let light_stats = o.light_monitor.cumulative();
     let mut m = Measurement::new();
     m.push("p50", "ns", hist.p50_ns())
         .push("p99", "ns", hist.p99_ns())
         .push("p99.9", "ns", hist.p999_ns())
         .push("max", "ns", hist.max_ns())
-        .push("over_10ms", "%", 100.0 * hist.share_above(Duration::from_millis(10)))
+        .push(
+            "over_10ms",
+            "%",
+            100.0 * hist.share_above(Duration::from_millis(10)),
+        )
         .push("heavy_job", "ms", heavy_median)
         .push("offered_rate", "req/s", measured / p.window.as_secs_f64())
-        .push("achieved_rate", "req/s", measured / (drained.as_secs_f64() - p.warmup.as_secs_f64()).max(p.window.as_secs_f64()))
-        .push("tick_lag_max", "ns", tick_lag.as_nanos() as f64)
-        .push("heavy_slow_polls", "count", heavy_stats.total_slow_poll_count as f64)
-        .push("heavy_mean_slow_poll", "ns", heavy_stats.mean_slow_poll_duration().as_nanos() as f64)
-        .push("light_first_poll_delay", "ns", light_stats.mean_first_poll_delay().as_nanos() as f64)
-        .push("gen_error_p99", "ns", generator.timing_error.p99_ns())
-        .push("gen_cpu", "%", 100.0 * generator.cpu_share());
+        .push(
+            "achieved_rate",
+            "req/s",
+            measured
+                / (o.drained.as_secs_f64() - p.warmup.as_secs_f64()).max(p.window.as_secs_f64()),
+        )
+        .push("tick_lag_max", "ns", o.tick_lag.as_nanos() as f64)
+        .push(
+            "heavy_slow_polls",
+            "count",
+            heavy_stats.total_slow_poll_count as f64,
+        )
+        .push(
+            "heavy_mean_slow_poll",
+            "ns",
+            heavy_stats.mean_slow_poll_duration().as_nanos() as f64,
+        )
+        .push(
+            "light_first_poll_delay",
+            "ns",
+            light_stats.mean_first_poll_delay().as_nanos() as f64,
+        )
+        .push("gen_error_p99", "ns", o.generator.timing_error.p99_ns())
+        .push("gen_cpu", "%", 100.0 * o.generator.cpu_share());
     m
 }
 
@@ -311,7 +397,15 @@ fn main() {
         5,
         &["tokio", "rayon", "tokio-metrics", "hdrhistogram"],
     );
-    session.show(&["p50", "p99", "p99.9", "max", "over_10ms", "heavy_job", "tick_lag_max"]);
+    session.show(&[
+        "p50",
+        "p99",
+        "p99.9",
+        "max",
+        "over_10ms",
+        "heavy_job",
+        "tick_lag_max",
+    ]);
     let rounds_per_us = calibrate();
     let p = Params::for_machine(&cli, session.machine.available_parallelism, rounds_per_us);
     eprintln!(
@@ -332,7 +426,10 @@ fn main() {
         .filter(|c| cli.selects(&c.case, &c.variant))
         .collect();
     if cells.is_empty() {
-        eprintln!("error: --filter matched no case or variant (cases: {:?}, variants: inline, spawn_blocking, block_in_place, rayon_lane)", p.bursts);
+        eprintln!(
+            "error: --filter matched no case or variant (cases: {:?}, variants: inline, spawn_blocking, block_in_place, rayon_lane)",
+            p.bursts
+        );
         std::process::exit(2);
     }
     let runner = Runner::new("blocking", cells, session.reps, session.seed);

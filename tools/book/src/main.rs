@@ -80,7 +80,8 @@ fn init_logging() {
 
 /// Loads the book with the preprocessor in-process (it replaces the command in book.toml).
 pub fn load(root: &Path) -> Result<MDBook> {
-    let mut md = MDBook::load(root).with_context(|| format!("loading the book in {}", root.display()))?;
+    let mut md =
+        MDBook::load(root).with_context(|| format!("loading the book in {}", root.display()))?;
     md.with_preprocessor(mdbook_measured::Measure);
     Ok(md)
 }

@@ -52,13 +52,30 @@ impl YAxis {
             .flat_map(|p| [p.min, p.median, p.max])
             .filter(|v| v.is_finite())
             .collect();
-        let max = values.iter().copied().fold(f64::MIN, f64::max).max(f64::MIN_POSITIVE);
-        let min_pos = values.iter().copied().filter(|v| *v > 0.0).fold(f64::MAX, f64::min).min(max);
+        let max = values
+            .iter()
+            .copied()
+            .fold(f64::MIN, f64::max)
+            .max(f64::MIN_POSITIVE);
+        let min_pos = values
+            .iter()
+            .copied()
+            .filter(|v| *v > 0.0)
+            .fold(f64::MAX, f64::min)
+            .min(max);
         let log = spec.log.unwrap_or(max / min_pos > 30.0);
         if log {
-            YAxis { log, lo: 10f64.powf(min_pos.log10().floor()), hi: 10f64.powf(max.log10().ceil()).max(min_pos * 10.0) }
+            YAxis {
+                log,
+                lo: 10f64.powf(min_pos.log10().floor()),
+                hi: 10f64.powf(max.log10().ceil()).max(min_pos * 10.0),
+            }
         } else {
-            YAxis { log, lo: 0.0, hi: nice_ceiling(max) }
+            YAxis {
+                log,
+                lo: 0.0,
+                hi: nice_ceiling(max),
+            }
         }
     }
 
@@ -73,7 +90,10 @@ impl YAxis {
 
     fn ticks(&self) -> Vec<f64> {
         if self.log {
-            let (a, b) = (self.lo.log10().round() as i32, self.hi.log10().round() as i32);
+            let (a, b) = (
+                self.lo.log10().round() as i32,
+                self.hi.log10().round() as i32,
+            );
             let mut t = Vec::new();
             for e in a..=b {
                 let base = 10f64.powi(e);
@@ -95,7 +115,11 @@ fn nice_ceiling(v: f64) -> f64 {
         return 1.0;
     }
     let base = 10f64.powf(v.log10().floor());
-    [1.0, 2.0, 5.0, 10.0].iter().map(|m| m * base).find(|c| *c >= v).unwrap_or(10.0 * base)
+    [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .map(|m| m * base)
+        .find(|c| *c >= v)
+        .unwrap_or(10.0 * base)
 }
 
 fn f(v: f64) -> String {
@@ -166,9 +190,14 @@ pub fn render(spec: &ChartSpec) -> String {
                 let coords: Vec<String> = points
                     .iter()
                     .enumerate()
-                    .filter_map(|(i, p)| p.map(|p| format!("{},{}", f(x_at(i) + offset), f(y.y(p.median)))))
+                    .filter_map(|(i, p)| {
+                        p.map(|p| format!("{},{}", f(x_at(i) + offset), f(y.y(p.median))))
+                    })
                     .collect();
-                s.push_str(&format!("<g class=\"series {class}\"><polyline points=\"{}\"/>", coords.join(" ")));
+                s.push_str(&format!(
+                    "<g class=\"series {class}\"><polyline points=\"{}\"/>",
+                    coords.join(" ")
+                ));
                 for (i, p) in points.iter().enumerate() {
                     if let Some(p) = p {
                         let px = f(x_at(i) + offset);
@@ -238,7 +267,13 @@ mod tests {
     use super::*;
 
     fn spec(log: Option<bool>, kind: ChartKind) -> ChartSpec {
-        let p = |m: f64| Some(Point { median: m, min: m * 0.9, max: m * 1.1 });
+        let p = |m: f64| {
+            Some(Point {
+                median: m,
+                min: m * 0.9,
+                max: m * 1.1,
+            })
+        };
         ChartSpec {
             kind,
             log,
@@ -246,7 +281,13 @@ mod tests {
             x_label: "burst".into(),
             y_label: "p99".into(),
             xs: vec!["0".into(), "1".into(), "2".into()],
-            series: vec![("inline".into(), vec![p(80_000.0), p(35_000_000.0), p(36_000_000.0)]), ("fix".into(), vec![p(78_000.0), None, p(79_000.0)])],
+            series: vec![
+                (
+                    "inline".into(),
+                    vec![p(80_000.0), p(35_000_000.0), p(36_000_000.0)],
+                ),
+                ("fix".into(), vec![p(78_000.0), None, p(79_000.0)]),
+            ],
             unit: "ns".into(),
         }
     }
@@ -255,9 +296,15 @@ mod tests {
     fn wide_ranges_get_a_log_axis_with_decade_ticks() {
         let svg = render(&spec(None, ChartKind::Line));
         assert!(svg.contains("log scale"));
-        assert!(svg.contains(">10.0 µs<") && svg.contains(">100 ms<"), "{svg}");
+        assert!(
+            svg.contains(">10.0 µs<") && svg.contains(">100 ms<"),
+            "{svg}"
+        );
         assert!(svg.contains("p99 &lt;by&gt; burst"), "titles are escaped");
-        assert!(!svg.contains("\n\n"), "no blank line may split the HTML block");
+        assert!(
+            !svg.contains("\n\n"),
+            "no blank line may split the HTML block"
+        );
         assert_eq!(svg.matches("<polyline").count(), 2);
     }
 

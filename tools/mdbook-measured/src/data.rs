@@ -8,7 +8,14 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 /// The arguments that select data; `over.<one of these>` changes a ratio's denominator.
-pub const SELECTORS: &[&str] = &["record", "machine", "experiment", "case", "variant", "metric"];
+pub const SELECTORS: &[&str] = &[
+    "record",
+    "machine",
+    "experiment",
+    "case",
+    "variant",
+    "metric",
+];
 
 /// The records under `<root>/data/`, loaded once each.
 pub struct Data {
@@ -105,7 +112,10 @@ impl Data {
             Err(e) => return Err(e.to_string()),
         };
         if rec.chapter != name {
-            return Err(format!("data/{machine}/{name}.json says it is the record of `{}`", rec.chapter));
+            return Err(format!(
+                "data/{machine}/{name}.json says it is the record of `{}`",
+                rec.chapter
+            ));
         }
         self.cache.borrow_mut().insert(path, rec.clone());
         Ok(rec)
@@ -119,9 +129,11 @@ impl Data {
             .filter_map(|e| {
                 let p = e.path();
                 if files {
-                    (p.extension()? == "json").then(|| p.file_stem()?.to_str().map(str::to_string))?
+                    (p.extension()? == "json")
+                        .then(|| p.file_stem()?.to_str().map(str::to_string))?
                 } else {
-                    p.is_dir().then(|| p.file_name()?.to_str().map(str::to_string))?
+                    p.is_dir()
+                        .then(|| p.file_name()?.to_str().map(str::to_string))?
                 }
             })
             .collect();
@@ -144,11 +156,29 @@ impl Data {
         let experiments = distinct(record.series.iter().map(|s| s.experiment.as_str()));
         let experiment = match get("experiment") {
             Some(e) if experiments.iter().any(|x| x == e) => e.to_string(),
-            Some(e) => return Err(format!("no experiment `{e}` in {}; available: {}", describe(&record, &machine), list(&experiments))),
+            Some(e) => {
+                return Err(format!(
+                    "no experiment `{e}` in {}; available: {}",
+                    describe(&record, &machine),
+                    list(&experiments)
+                ));
+            }
             None if experiments.len() == 1 => experiments[0].clone(),
-            None => return Err(format!("which experiment? add experiment=NAME; available: {}", list(&experiments))),
+            None => {
+                return Err(format!(
+                    "which experiment? add experiment=NAME; available: {}",
+                    list(&experiments)
+                ));
+            }
         };
-        let mut r = Resolved { record, machine, experiment, case: None, variant: None, metric: None };
+        let mut r = Resolved {
+            record,
+            machine,
+            experiment,
+            case: None,
+            variant: None,
+            metric: None,
+        };
         for dim in [Dim::Case, Dim::Variant, Dim::Metric] {
             let available = r.values(dim);
             let chosen = match get(dim.name()) {
@@ -178,7 +208,10 @@ impl Data {
     /// Warns (once) when a record's listing has changed since the record was made.
     fn check_fresh(&self, r: &Resolved) {
         if let Some(stale) = self.staleness(&r.record) {
-            self.warnings.borrow_mut().insert(format!("data/{}/{}.json: {stale}", r.machine, r.record.chapter));
+            self.warnings.borrow_mut().insert(format!(
+                "data/{}/{}.json: {stale}",
+                r.machine, r.record.chapter
+            ));
         }
     }
 
@@ -217,21 +250,41 @@ impl Resolved {
     }
 
     fn series_iter(&self) -> impl Iterator<Item = &Series> {
-        self.record.series.iter().filter(move |s| s.experiment == self.experiment)
+        self.record
+            .series
+            .iter()
+            .filter(move |s| s.experiment == self.experiment)
     }
 
     /// The one series at (case, variant, metric), each either chosen or given here.
-    pub fn series(&self, case: Option<&str>, variant: Option<&str>, metric: Option<&str>) -> Result<&Series, String> {
+    pub fn series(
+        &self,
+        case: Option<&str>,
+        variant: Option<&str>,
+        metric: Option<&str>,
+    ) -> Result<&Series, String> {
         let case = case.or(self.case.as_deref());
         let variant = variant.or(self.variant.as_deref());
         let metric = metric.or(self.metric.as_deref());
-        for (dim, v) in [(Dim::Case, case), (Dim::Variant, variant), (Dim::Metric, metric)] {
+        for (dim, v) in [
+            (Dim::Case, case),
+            (Dim::Variant, variant),
+            (Dim::Metric, metric),
+        ] {
             if v.is_none() {
-                return Err(format!("which {0}? add {0}=NAME; available: {1}", dim.name(), list(&self.values(dim))));
+                return Err(format!(
+                    "which {0}? add {0}=NAME; available: {1}",
+                    dim.name(),
+                    list(&self.values(dim))
+                ));
             }
         }
         self.series_iter()
-            .find(|s| Some(s.case.as_str()) == case && Some(s.variant.as_str()) == variant && Some(s.metric.as_str()) == metric)
+            .find(|s| {
+                Some(s.case.as_str()) == case
+                    && Some(s.variant.as_str()) == variant
+                    && Some(s.metric.as_str()) == metric
+            })
             .ok_or_else(|| {
                 format!(
                     "{} has no series for case `{}`, variant `{}`, metric `{}`",
@@ -259,5 +312,9 @@ fn describe(rec: &Record, machine: &str) -> String {
 }
 
 pub fn list(v: &[String]) -> String {
-    if v.is_empty() { "(none)".into() } else { v.join(", ") }
+    if v.is_empty() {
+        "(none)".into()
+    } else {
+        v.join(", ")
+    }
 }

@@ -43,7 +43,9 @@ impl Preprocessor for Measure {
             .ok()
             .flatten();
         let Some(reference) = reference else {
-            bail!("book.toml: [preprocessor.measure] needs `reference-machine = \"<folder under data/>\"`");
+            bail!(
+                "book.toml: [preprocessor.measure] needs `reference-machine = \"<folder under data/>\"`"
+            );
         };
         let data = Data::new(&ctx.root, &reference);
         let mut errors = Vec::new();
@@ -83,7 +85,10 @@ pub fn expand(data: &Data, content: &str) -> Result<String, String> {
         let escaped = rest[..at].ends_with('\\');
         let (before, from) = rest.split_at(at);
         let Some(end) = from.find("}}") else {
-            return Err(format!("directive `{}` is not closed with `}}}}`", first_line(from)));
+            return Err(format!(
+                "directive `{}` is not closed with `}}}}`",
+                first_line(from)
+            ));
         };
         let text = &from[..end + 2];
         if escaped {
@@ -120,7 +125,9 @@ impl Directive {
             .and_then(|t| t.strip_suffix("}}"))
             .ok_or("not a {{#measure ...}} directive")?;
         let mut tokens = tokenize(inner)?.into_iter();
-        let kind = tokens.next().ok_or("missing the kind (table, chart, value, ratio, param, machine, provenance, versions)")?;
+        let kind = tokens.next().ok_or(
+            "missing the kind (table, chart, value, ratio, param, machine, provenance, versions)",
+        )?;
         let mut args = BTreeMap::new();
         for token in tokens {
             let (key, value) = token
@@ -201,9 +208,16 @@ pub(crate) fn esc(s: &str) -> String {
 pub fn locked_versions(root: &Path) -> Result<BTreeMap<String, String>, String> {
     let path = root.join("Cargo.lock");
     let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let doc: toml::Table = text.parse().map_err(|e| format!("{}: {e}", path.display()))?;
+    let doc: toml::Table = text
+        .parse()
+        .map_err(|e| format!("{}: {e}", path.display()))?;
     let mut out = BTreeMap::new();
-    for p in doc.get("package").and_then(|p| p.as_array()).into_iter().flatten() {
+    for p in doc
+        .get("package")
+        .and_then(|p| p.as_array())
+        .into_iter()
+        .flatten()
+    {
         if let (Some(n), Some(v)) = (
             p.get("name").and_then(|v| v.as_str()),
             p.get("version").and_then(|v| v.as_str()),
@@ -220,7 +234,9 @@ mod tests {
 
     #[test]
     fn parses_kind_and_quoted_arguments() {
-        let d = Directive::parse(r#"{{#measure chart record=ch01 caption="p99, log scale" log=true}}"#).unwrap();
+        let d =
+            Directive::parse(r#"{{#measure chart record=ch01 caption="p99, log scale" log=true}}"#)
+                .unwrap();
         assert_eq!(d.kind, "chart");
         assert_eq!(d.get("caption"), Some("p99, log scale"));
         assert_eq!(d.get("log"), Some("true"));
@@ -236,13 +252,24 @@ mod tests {
         let e = d.check_keys(&["record", "machine"]).unwrap_err();
         assert!(e.contains("recrod") && e.contains("record, machine"), "{e}");
         let d = Directive::parse("{{#measure ratio over.variant=x over.color=y}}").unwrap();
-        assert!(d.check_keys(&["over.*"]).unwrap_err().contains("over.color"));
+        assert!(
+            d.check_keys(&["over.*"])
+                .unwrap_err()
+                .contains("over.color")
+        );
     }
 
     #[test]
     fn escaped_directives_are_kept_and_unclosed_ones_fail() {
         let data = Data::new(Path::new("/nonexistent"), "m");
-        assert_eq!(expand(&data, "a \\{{#measure versions}} b").unwrap(), "a {{#measure versions}} b");
-        assert!(expand(&data, "{{#measure value").unwrap_err().contains("not closed"));
+        assert_eq!(
+            expand(&data, "a \\{{#measure versions}} b").unwrap(),
+            "a {{#measure versions}} b"
+        );
+        assert!(
+            expand(&data, "{{#measure value")
+                .unwrap_err()
+                .contains("not closed")
+        );
     }
 }

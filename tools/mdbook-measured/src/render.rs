@@ -6,7 +6,14 @@ use crate::{Directive, esc, locked_versions};
 use measure::record::Record;
 use measure::report::{format_value, sig3};
 
-const SELECT: [&str; 6] = ["record", "machine", "experiment", "case", "variant", "metric"];
+const SELECT: [&str; 6] = [
+    "record",
+    "machine",
+    "experiment",
+    "case",
+    "variant",
+    "metric",
+];
 
 pub fn render(data: &Data, d: &Directive) -> Result<String, String> {
     match d.kind.as_str() {
@@ -29,7 +36,11 @@ pub fn render(data: &Data, d: &Directive) -> Result<String, String> {
 }
 
 fn with_select(extra: &[&'static str]) -> Vec<&'static str> {
-    SELECT.iter().copied().chain(extra.iter().copied()).collect()
+    SELECT
+        .iter()
+        .copied()
+        .chain(extra.iter().copied())
+        .collect()
 }
 
 /// The values of `dim` to show: the directive's list (`cases=0,1`) checked, else all of them.
@@ -44,7 +55,11 @@ fn axis(r: &Resolved, d: &Directive, dim: Dim) -> Result<Vec<String>, String> {
                 if available.iter().any(|a| a == w) {
                     Ok(w.to_string())
                 } else {
-                    Err(format!("no {} `{w}` in `{key}`; available: {}", dim.name(), list(&available)))
+                    Err(format!(
+                        "no {} `{w}` in `{key}`; available: {}",
+                        dim.name(),
+                        list(&available)
+                    ))
                 }
             })
             .collect(),
@@ -52,7 +67,13 @@ fn axis(r: &Resolved, d: &Directive, dim: Dim) -> Result<Vec<String>, String> {
 }
 
 /// The two dimensions laid out and the one held fixed.
-fn layout(d: &Directive, rows_key: &str, cols_key: &str, default_rows: Dim, default_cols: Dim) -> Result<(Dim, Dim, Dim), String> {
+fn layout(
+    d: &Directive,
+    rows_key: &str,
+    cols_key: &str,
+    default_rows: Dim,
+    default_cols: Dim,
+) -> Result<(Dim, Dim, Dim), String> {
     let rows = d.get(rows_key).map_or(Ok(default_rows), Dim::parse)?;
     let cols = d.get(cols_key).map_or(Ok(default_cols), Dim::parse)?;
     if rows == cols {
@@ -72,12 +93,23 @@ fn fixed_value(r: &Resolved, fixed: Dim) -> Result<String, String> {
         Dim::Metric => &r.metric,
     };
     chosen.clone().ok_or_else(|| {
-        format!("which {0}? add {0}=NAME; available: {1}", fixed.name(), list(&r.values(fixed)))
+        format!(
+            "which {0}? add {0}=NAME; available: {1}",
+            fixed.name(),
+            list(&r.values(fixed))
+        )
     })
 }
 
 /// (case, variant, metric) of the cell at (row value, column value).
-fn coordinates<'a>(rows: Dim, row: &'a str, cols: Dim, col: &'a str, fixed: Dim, fixed_v: &'a str) -> (&'a str, &'a str, &'a str) {
+fn coordinates<'a>(
+    rows: Dim,
+    row: &'a str,
+    cols: Dim,
+    col: &'a str,
+    fixed: Dim,
+    fixed_v: &'a str,
+) -> (&'a str, &'a str, &'a str) {
     let pick = |dim: Dim| {
         if dim == rows {
             row
@@ -99,18 +131,32 @@ fn label(dim: Dim, v: &str) -> String {
 }
 
 fn table(data: &Data, d: &Directive) -> Result<String, String> {
-    d.check_keys(&with_select(&["rows", "cols", "cases", "variants", "metrics", "caption", "label"]))?;
+    d.check_keys(&with_select(&[
+        "rows", "cols", "cases", "variants", "metrics", "caption", "label",
+    ]))?;
     let r = data.resolve(d, false)?;
     let (rows, cols, fixed) = layout(d, "rows", "cols", Dim::Case, Dim::Variant)?;
     let html = table_html(&r, d, rows, cols, fixed, d.get("caption"))?;
-    Ok(format!("{html}\n{}\n", provenance(data, &r.record, &r.machine)))
+    Ok(format!(
+        "{html}\n{}\n",
+        provenance(data, &r.record, &r.machine)
+    ))
 }
 
-fn table_html(r: &Resolved, d: &Directive, rows: Dim, cols: Dim, fixed: Dim, caption: Option<&str>) -> Result<String, String> {
+fn table_html(
+    r: &Resolved,
+    d: &Directive,
+    rows: Dim,
+    cols: Dim,
+    fixed: Dim,
+    caption: Option<&str>,
+) -> Result<String, String> {
     let fixed_v = fixed_value(r, fixed)?;
     let row_values = axis(r, d, rows)?;
     let col_values = axis(r, d, cols)?;
-    let corner = d.get("label").map_or_else(|| rows.name().to_string(), str::to_string);
+    let corner = d
+        .get("label")
+        .map_or_else(|| rows.name().to_string(), str::to_string);
     let mut html = String::from("<table class=\"measure\">");
     if let Some(c) = caption {
         html.push_str(&format!("<caption>{}</caption>", esc(c)));
@@ -143,10 +189,15 @@ fn table_html(r: &Resolved, d: &Directive, rows: Dim, cols: Dim, fixed: Dim, cap
 }
 
 fn chart(data: &Data, d: &Directive) -> Result<String, String> {
-    d.check_keys(&with_select(&["x", "series", "kind", "log", "caption", "xlabel", "ylabel", "cases", "variants", "metrics", "label"]))?;
+    d.check_keys(&with_select(&[
+        "x", "series", "kind", "log", "caption", "xlabel", "ylabel", "cases", "variants",
+        "metrics", "label",
+    ]))?;
     let r = data.resolve(d, false)?;
     let (x, series, fixed) = layout(d, "x", "series", Dim::Case, Dim::Variant)?;
-    let caption = d.get("caption").ok_or("a chart needs caption=\"...\" (what it shows, in words)")?;
+    let caption = d
+        .get("caption")
+        .ok_or("a chart needs caption=\"...\" (what it shows, in words)")?;
     let kind = match d.get("kind") {
         None if x == Dim::Case => ChartKind::Line,
         None | Some("bar") => ChartKind::Bar,
@@ -171,9 +222,15 @@ fn chart(data: &Data, d: &Directive) -> Result<String, String> {
             points.push(match r.series(Some(case), Some(variant), Some(metric)) {
                 Ok(s) => {
                     if unit.get_or_insert_with(|| s.unit.clone()) != &s.unit {
-                        return Err("a chart's series must share one unit; choose one metric".into());
+                        return Err(
+                            "a chart's series must share one unit; choose one metric".into()
+                        );
                     }
-                    Some(Point { median: s.median, min: s.min, max: s.max })
+                    Some(Point {
+                        median: s.median,
+                        min: s.min,
+                        max: s.max,
+                    })
                 }
                 Err(_) => None,
             });
@@ -181,7 +238,9 @@ fn chart(data: &Data, d: &Directive) -> Result<String, String> {
         lines.push((name.clone(), points));
     }
     let unit = unit.ok_or("no data to chart")?;
-    let ylabel = d.get("ylabel").map_or_else(|| fixed_v.clone(), str::to_string);
+    let ylabel = d
+        .get("ylabel")
+        .map_or_else(|| fixed_v.clone(), str::to_string);
     let spec = ChartSpec {
         kind,
         log,
@@ -222,14 +281,29 @@ fn ratio(data: &Data, d: &Directive) -> Result<String, String> {
     let top = data.resolve(d, false)?;
     let bottom = data.resolve(d, true)?;
     let a = top.series(None, None, None)?;
-    let b = bottom.series(None, None, None).map_err(|e| format!("denominator: {e}"))?;
-    if a.unit != b.unit {
-        return Err(format!("cannot divide {} by {}", a.unit, b.unit));
-    }
-    if b.median == 0.0 {
+    let b = bottom
+        .series(None, None, None)
+        .map_err(|e| format!("denominator: {e}"))?;
+    let (top, bottom) = match (seconds(a.median, &a.unit), seconds(b.median, &b.unit)) {
+        (Some(x), Some(y)) => (x, y),
+        _ if a.unit == b.unit => (a.median, b.median),
+        _ => return Err(format!("cannot divide {} by {}", a.unit, b.unit)),
+    };
+    if bottom == 0.0 {
         return Err("the denominator's median is zero".into());
     }
-    Ok(format!("{}×", sig3(a.median / b.median)))
+    Ok(format!("{}×", sig3(top / bottom)))
+}
+
+/// A time in seconds, if `unit` is a unit of time.
+fn seconds(v: f64, unit: &str) -> Option<f64> {
+    match unit {
+        "ns" => Some(v * 1e-9),
+        "us" | "µs" => Some(v * 1e-6),
+        "ms" => Some(v * 1e-3),
+        "s" => Some(v),
+        _ => None,
+    }
 }
 
 fn param(data: &Data, d: &Directive) -> Result<String, String> {
@@ -243,7 +317,11 @@ fn param(data: &Data, d: &Directive) -> Result<String, String> {
     Ok(match v {
         serde_json::Value::Number(n) => sig3(n.as_f64().unwrap_or(0.0)),
         serde_json::Value::String(s) => esc(s),
-        serde_json::Value::Array(a) => a.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", "),
+        serde_json::Value::Array(a) => a
+            .iter()
+            .map(|x| x.to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
         other => esc(&other.to_string()),
     })
 }
@@ -287,7 +365,12 @@ pub fn provenance(data: &Data, rec: &Record, machine: &str) -> String {
             esc(&src.setup)
         );
     }
-    let crates: Vec<String> = rec.build.crates.iter().map(|(n, v)| format!("{n} {v}")).collect();
+    let crates: Vec<String> = rec
+        .build
+        .crates
+        .iter()
+        .map(|(n, v)| format!("{n} {v}"))
+        .collect();
     let stale = data
         .staleness(rec)
         .map(|s| format!(" <strong class=\"stale\">Stale: {}.</strong>", esc(&s)))
@@ -309,8 +392,21 @@ pub fn provenance(data: &Data, rec: &Record, machine: &str) -> String {
 }
 
 const DEFAULT_CRATES: &[&str] = &[
-    "mdbook-driver", "tokio", "rayon", "parking_lot", "tokio-metrics", "hdrhistogram", "argon2",
-    "axum", "tower-http", "kanal", "crossbeam-channel", "flume", "async-channel", "mimalloc", "serde_json",
+    "mdbook-driver",
+    "tokio",
+    "rayon",
+    "parking_lot",
+    "tokio-metrics",
+    "hdrhistogram",
+    "argon2",
+    "axum",
+    "tower-http",
+    "kanal",
+    "crossbeam-channel",
+    "flume",
+    "async-channel",
+    "mimalloc",
+    "serde_json",
 ];
 
 fn versions(data: &Data, d: &Directive) -> Result<String, String> {
@@ -319,17 +415,30 @@ fn versions(data: &Data, d: &Directive) -> Result<String, String> {
     let toolchain = std::fs::read_to_string(data.root().join("rust-toolchain.toml"))
         .ok()
         .and_then(|t| t.parse::<toml::Table>().ok())
-        .and_then(|t| t.get("toolchain")?.get("channel")?.as_str().map(str::to_string))
+        .and_then(|t| {
+            t.get("toolchain")?
+                .get("channel")?
+                .as_str()
+                .map(str::to_string)
+        })
         .ok_or("rust-toolchain.toml has no [toolchain] channel")?;
-    let wanted: Vec<&str> = d.get("crates").map_or(DEFAULT_CRATES.to_vec(), |c| c.split(',').collect());
+    let wanted: Vec<&str> = d
+        .get("crates")
+        .map_or(DEFAULT_CRATES.to_vec(), |c| c.split(',').collect());
     let mut html = format!(
         "<table class=\"measure versions\"><thead><tr><th>component</th><th>version</th></tr></thead><tbody><tr><td>Rust toolchain</td><td>{}</td></tr>",
         esc(&toolchain)
     );
     for name in wanted {
         match locked.get(name) {
-            Some(v) => html.push_str(&format!("<tr><td><code>{}</code></td><td>{}</td></tr>", esc(name), esc(v))),
-            None if d.get("crates").is_some() => return Err(format!("`{name}` is not in Cargo.lock")),
+            Some(v) => html.push_str(&format!(
+                "<tr><td><code>{}</code></td><td>{}</td></tr>",
+                esc(name),
+                esc(v)
+            )),
+            None if d.get("crates").is_some() => {
+                return Err(format!("`{name}` is not in Cargo.lock"));
+            }
             None => {}
         }
     }
@@ -340,9 +449,20 @@ fn versions(data: &Data, d: &Directive) -> Result<String, String> {
 impl Data {
     /// Resolves only the record (for kinds that describe a whole record).
     pub fn resolve_record_only(&self, d: &Directive) -> Result<Resolved, String> {
-        let name = d.get("record").ok_or("missing `record=<chapter>` (e.g. record=ch01-blocking)")?;
-        let machine = d.get("machine").map_or_else(|| self.reference().to_string(), str::to_string);
+        let name = d
+            .get("record")
+            .ok_or("missing `record=<chapter>` (e.g. record=ch01-blocking)")?;
+        let machine = d
+            .get("machine")
+            .map_or_else(|| self.reference().to_string(), str::to_string);
         let record = self.record(&machine, name)?;
-        Ok(Resolved { record, machine, experiment: String::new(), case: None, variant: None, metric: None })
+        Ok(Resolved {
+            record,
+            machine,
+            experiment: String::new(),
+            case: None,
+            variant: None,
+            metric: None,
+        })
     }
 }

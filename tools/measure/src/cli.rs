@@ -95,7 +95,9 @@ pub fn check_optimised(listing_has_debug_assertions: bool, allow_debug: bool) {
     eprintln!("{banner}");
     eprintln!("!! This listing was built WITHOUT optimisations (opt-level {lib_opt}).");
     eprintln!("!! Its numbers would say nothing about production code.");
-    eprintln!("!! Fix: use the workspace's profiles (`cargo run -p <chapter>` from the repository root)");
+    eprintln!(
+        "!! Fix: use the workspace's profiles (`cargo run -p <chapter>` from the repository root)"
+    );
     eprintln!("!!      or build with `--release`.");
     eprintln!("{banner}");
     if !allow_debug {
@@ -115,11 +117,26 @@ mod tests {
 
     #[test]
     fn rejects_bad_input_with_usage_errors() {
-        assert_eq!(parse(&["--reps", "0"]).unwrap_err().kind(), ErrorKind::ValueValidation);
-        assert_eq!(parse(&["--reps", "five"]).unwrap_err().kind(), ErrorKind::ValueValidation);
-        assert_eq!(parse(&["--frobnicate"]).unwrap_err().kind(), ErrorKind::UnknownArgument);
-        assert_eq!(parse(&["--workers", "-1"]).unwrap_err().kind(), ErrorKind::UnknownArgument);
-        assert_eq!(parse(&["--machine", "My Laptop"]).unwrap_err().kind(), ErrorKind::ValueValidation);
+        assert_eq!(
+            parse(&["--reps", "0"]).unwrap_err().kind(),
+            ErrorKind::ValueValidation
+        );
+        assert_eq!(
+            parse(&["--reps", "five"]).unwrap_err().kind(),
+            ErrorKind::ValueValidation
+        );
+        assert_eq!(
+            parse(&["--frobnicate"]).unwrap_err().kind(),
+            ErrorKind::UnknownArgument
+        );
+        assert_eq!(
+            parse(&["--workers", "-1"]).unwrap_err().kind(),
+            ErrorKind::UnknownArgument
+        );
+        assert_eq!(
+            parse(&["--machine", "My Laptop"]).unwrap_err().kind(),
+            ErrorKind::ValueValidation
+        );
         // clap exits with status 2 for all of these.
         assert_eq!(parse(&["--reps", "0"]).unwrap_err().exit_code(), 2);
     }

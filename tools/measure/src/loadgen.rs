@@ -99,10 +99,8 @@ impl OpenLoop {
 /// Sleeps until `spin` before `deadline`, then spins until the deadline.
 pub fn wait_until(deadline: Instant, spin: Duration) {
     let now = Instant::now();
-    if let Some(early) = deadline.checked_duration_since(now) {
-        if early > spin {
-            std::thread::sleep(early - spin);
-        }
+    if let Some(early) = deadline.checked_duration_since(now).filter(|e| *e > spin) {
+        std::thread::sleep(early - spin);
     }
     while Instant::now() < deadline {
         std::hint::spin_loop();

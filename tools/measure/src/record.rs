@@ -100,10 +100,7 @@ pub enum RecordError {
     Missing(PathBuf),
     Io(PathBuf, std::io::Error),
     Corrupt(PathBuf, String),
-    Schema {
-        path: PathBuf,
-        found: Option<u64>,
-    },
+    Schema { path: PathBuf, found: Option<u64> },
     Invalid(PathBuf, String),
 }
 
@@ -140,8 +137,8 @@ impl Record {
     }
 
     pub fn parse(path: &Path, text: &str) -> Result<Record, RecordError> {
-        let value: serde_json::Value =
-            serde_json::from_str(text).map_err(|e| RecordError::Corrupt(path.into(), e.to_string()))?;
+        let value: serde_json::Value = serde_json::from_str(text)
+            .map_err(|e| RecordError::Corrupt(path.into(), e.to_string()))?;
         let found = value.get("schema").and_then(|v| v.as_u64());
         if found != Some(u64::from(SCHEMA_VERSION)) {
             return Err(RecordError::Schema {
@@ -193,7 +190,10 @@ impl Record {
             std::fs::create_dir_all(dir)?;
         }
         let dir = dir.unwrap_or(Path::new("."));
-        let file_name = path.file_name().and_then(|n| n.to_str()).unwrap_or("record");
+        let file_name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("record");
         let tmp = dir.join(format!(".{file_name}.{}.tmp", std::process::id()));
         let result = (|| {
             let mut f = std::fs::File::create(&tmp)?;
@@ -209,9 +209,18 @@ impl Record {
     }
 
     /// The series matching an exact (experiment, case, variant, metric).
-    pub fn find(&self, experiment: &str, case: &str, variant: &str, metric: &str) -> Option<&Series> {
+    pub fn find(
+        &self,
+        experiment: &str,
+        case: &str,
+        variant: &str,
+        metric: &str,
+    ) -> Option<&Series> {
         self.series.iter().find(|s| {
-            s.experiment == experiment && s.case == case && s.variant == variant && s.metric == metric
+            s.experiment == experiment
+                && s.case == case
+                && s.variant == variant
+                && s.metric == metric
         })
     }
 }
@@ -220,17 +229,18 @@ impl Record {
 /// else the one this crate was compiled in.
 pub fn repo_root() -> PathBuf {
     let is_root = |d: &Path| d.join("book.toml").is_file() && d.join("Cargo.toml").is_file();
-    if let Ok(cwd) = std::env::current_dir() {
-        if let Some(d) = cwd.ancestors().find(|d| is_root(d)) {
-            return d.to_path_buf();
-        }
+    let cwd = std::env::current_dir().unwrap_or_default();
+    if let Some(d) = cwd.ancestors().find(|d| is_root(d)) {
+        return d.to_path_buf();
     }
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
 /// `data/<machine>/<chapter>.json` under the repository root.
 pub fn record_path(root: &Path, machine: &str, chapter: &str) -> PathBuf {
-    root.join("data").join(machine).join(format!("{chapter}.json"))
+    root.join("data")
+        .join(machine)
+        .join(format!("{chapter}.json"))
 }
 
 /// The machine the book's figures come from, as named in book.toml.
@@ -316,7 +326,10 @@ impl Machine {
         let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
         let cpu_model = cpuinfo
             .lines()
-            .find_map(|l| l.strip_prefix("model name").and_then(|r| r.split(':').nth(1)))
+            .find_map(|l| {
+                l.strip_prefix("model name")
+                    .and_then(|r| r.split(':').nth(1))
+            })
             .map(|s| s.trim().to_string())
             .unwrap_or_else(|| std::env::consts::ARCH.to_string());
         // SAFETY: sysconf has no preconditions.
@@ -360,11 +373,21 @@ impl Machine {
 pub fn default_machine_name(cpu_model: &str, cores: u32) -> String {
     let words: Vec<String> = cpu_model
         .split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|w| !w.is_empty() && !matches!(w.to_ascii_lowercase().as_str(), "r" | "tm" | "cpu" | "processor"))
+        .filter(|w| {
+            !w.is_empty()
+                && !matches!(
+                    w.to_ascii_lowercase().as_str(),
+                    "r" | "tm" | "cpu" | "processor"
+                )
+        })
         .take(3)
         .map(|w| w.to_ascii_lowercase())
         .collect();
-    let model = if words.is_empty() { "cpu".to_string() } else { words.join("-") };
+    let model = if words.is_empty() {
+        "cpu".to_string()
+    } else {
+        words.join("-")
+    };
     format!("{model}-{cores}c")
 }
 
@@ -462,7 +485,9 @@ mod tests {
         sample().save_atomic(&path).unwrap();
         let before = std::fs::read_to_string(&path).unwrap();
         // A directory where the temporary file would go makes the write fail midway.
-        let blocker = dir.path().join(format!(".rec.json.{}.tmp", std::process::id()));
+        let blocker = dir
+            .path()
+            .join(format!(".rec.json.{}.tmp", std::process::id()));
         std::fs::create_dir(&blocker).unwrap();
         let mut changed = sample();
         changed.title = "changed".into();
@@ -493,7 +518,10 @@ mod tests {
         assert_eq!(civil_from_days(0), (1970, 1, 1));
         assert_eq!(civil_from_days(20_786), (2026, 11, 29));
         assert_eq!(default_machine_name("AMD EPYC", 2), "amd-epyc-2c");
-        assert_eq!(default_machine_name("Intel(R) Xeon(R) CPU E5-2690 v4 @ 2.60GHz", 16), "intel-xeon-e5-16c");
+        assert_eq!(
+            default_machine_name("Intel(R) Xeon(R) CPU E5-2690 v4 @ 2.60GHz", 16),
+            "intel-xeon-e5-16c"
+        );
     }
 
     #[test]

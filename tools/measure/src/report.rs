@@ -72,7 +72,10 @@ impl Session {
     ) -> Result<Record, String> {
         self.machine.finish();
         let listing_hash = record::listing_hash(&self.listing_dir).map_err(|e| {
-            format!("cannot hash the listing's sources in {}: {e}", self.listing_dir.display())
+            format!(
+                "cannot hash the listing's sources in {}: {e}",
+                self.listing_dir.display()
+            )
         })?;
         let mut crates = record::locked_versions(&self.crates);
         crates.insert("measure".into(), env!("CARGO_PKG_VERSION").into());
@@ -96,7 +99,9 @@ impl Session {
             source: None,
             series,
         };
-        record.validate().map_err(|e| format!("the run produced an inconsistent record: {e}"))?;
+        record
+            .validate()
+            .map_err(|e| format!("the run produced an inconsistent record: {e}"))?;
 
         print!("{}", render_table(&record, &self.headline));
         let reference = record::reference_machine(&self.root)
@@ -109,7 +114,9 @@ impl Session {
 
         if self.cli.save {
             if self.cli.quick {
-                return Err("--save stores full runs only; drop --quick (or use --out PATH)".into());
+                return Err(
+                    "--save stores full runs only; drop --quick (or use --out PATH)".into(),
+                );
             }
             let path = record::record_path(&self.root, &record.machine.name, &self.chapter);
             save(&record, &path)?;
@@ -122,9 +129,12 @@ impl Session {
 }
 
 fn save(record: &Record, path: &Path) -> Result<(), String> {
-    record
-        .save_atomic(path)
-        .map_err(|e| format!("could not write {}: {e} (nothing was overwritten)", path.display()))?;
+    record.save_atomic(path).map_err(|e| {
+        format!(
+            "could not write {}: {e} (nothing was overwritten)",
+            path.display()
+        )
+    })?;
     eprintln!("saved {}", path.display());
     Ok(())
 }
@@ -141,9 +151,12 @@ fn metrics_of<'a>(series: &[&'a Series], only: &[&str]) -> Vec<(&'a str, &'a str
     out
 }
 
+/// One experiment's name, its (case, variant) rows and its series.
+type Group<'a> = (String, Vec<(String, String)>, Vec<&'a Series>);
+
 /// Groups series by experiment, then by (case, variant) in first-seen order.
-fn grouped(record: &Record) -> Vec<(String, Vec<(String, String)>, Vec<&Series>)> {
-    let mut out: Vec<(String, Vec<(String, String)>, Vec<&Series>)> = Vec::new();
+fn grouped(record: &Record) -> Vec<Group<'_>> {
+    let mut out: Vec<Group<'_>> = Vec::new();
     for s in &record.series {
         let idx = match out.iter().position(|(e, _, _)| *e == s.experiment) {
             Some(i) => i,
@@ -181,23 +194,29 @@ pub fn render_table(record: &Record, only: &[&str]) -> String {
         for (case, variant) in &rows {
             let mut line = vec![case.clone(), variant.clone()];
             for (metric, unit) in &metrics {
-                let cell = record.find(&experiment, case, variant, metric).map_or(String::new(), |s| {
-                    if s.values.len() > 1 {
-                        format!(
-                            "{} [{}–{}]",
-                            format_value(s.median, unit),
-                            format_value(s.min, unit),
-                            format_value(s.max, unit)
-                        )
-                    } else {
-                        format_value(s.median, unit)
-                    }
-                });
+                let cell =
+                    record
+                        .find(&experiment, case, variant, metric)
+                        .map_or(String::new(), |s| {
+                            if s.values.len() > 1 {
+                                format!(
+                                    "{} [{}–{}]",
+                                    format_value(s.median, unit),
+                                    format_value(s.min, unit),
+                                    format_value(s.max, unit)
+                                )
+                            } else {
+                                format_value(s.median, unit)
+                            }
+                        });
                 line.push(cell);
             }
             lines.push(line);
         }
-        out.push_str(&format!("\n{} — experiment `{experiment}` (median [min–max] of {} repetition(s))\n", record.chapter, record.reps));
+        out.push_str(&format!(
+            "\n{} — experiment `{experiment}` (median [min–max] of {} repetition(s))\n",
+            record.chapter, record.reps
+        ));
         out.push_str(&align(&lines));
     }
     out
@@ -239,7 +258,14 @@ pub fn render_comparison(mine: &Record, book: &Record, only: &[&str]) -> String 
 fn align(lines: &[Vec<String>]) -> String {
     let cols = lines.iter().map(Vec::len).max().unwrap_or(0);
     let width: Vec<usize> = (0..cols)
-        .map(|c| lines.iter().filter_map(|l| l.get(c)).map(|s| s.chars().count()).max().unwrap_or(0))
+        .map(|c| {
+            lines
+                .iter()
+                .filter_map(|l| l.get(c))
+                .map(|s| s.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
         .collect();
     let mut out = String::new();
     for (i, line) in lines.iter().enumerate() {
@@ -251,7 +277,13 @@ fn align(lines: &[Vec<String>]) -> String {
         out.push_str(cells.join("  ").trim_end());
         out.push('\n');
         if i == 0 {
-            out.push_str(&width.iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>().join("  "));
+            out.push_str(
+                &width
+                    .iter()
+                    .map(|w| "-".repeat(*w))
+                    .collect::<Vec<_>>()
+                    .join("  "),
+            );
             out.push('\n');
         }
     }
@@ -317,7 +349,9 @@ pub fn sig3(v: f64) -> String {
         4
     };
     let s = format!("{v:.decimals$}");
-    let (int, frac) = s.split_once('.').map_or((s.as_str(), None), |(i, f)| (i, Some(f)));
+    let (int, frac) = s
+        .split_once('.')
+        .map_or((s.as_str(), None), |(i, f)| (i, Some(f)));
     let (sign, digits) = int.strip_prefix('-').map_or(("", int), |d| ("-", d));
     let mut grouped = String::new();
     for (i, ch) in digits.chars().enumerate() {

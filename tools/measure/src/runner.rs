@@ -194,7 +194,11 @@ mod tests {
         let series = r
             .run::<()>(|cell, rep| {
                 let mut m = Measurement::new();
-                m.push("t", "ms", f64::from(rep) + (cell.variant.as_bytes()[0] - b'a') as f64);
+                m.push(
+                    "t",
+                    "ms",
+                    f64::from(rep) + (cell.variant.as_bytes()[0] - b'a') as f64,
+                );
                 Ok(m)
             })
             .unwrap();
@@ -210,7 +214,11 @@ mod tests {
         let mut calls = 0;
         let out = r.run(|_, _| {
             calls += 1;
-            if calls == 3 { Err("bad checksum") } else { Ok(Measurement::new()) }
+            if calls == 3 {
+                Err("bad checksum")
+            } else {
+                Ok(Measurement::new())
+            }
         });
         assert_eq!(out.unwrap_err(), "bad checksum");
         assert_eq!(calls, 3);
