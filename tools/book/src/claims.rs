@@ -146,6 +146,19 @@ fn ch01(rec: &Record) -> Vec<Result<String, String>> {
             _ => Err(format!("burst {burst}: the record lacks inline or fix p99")),
         });
     }
+    let at_workers = workers.to_string();
+    if let (Some(i), Some(sb)) = (
+        median(rec, "blocking", &at_workers, "inline", "p99"),
+        median(rec, "blocking", &at_workers, "spawn_blocking", "p99"),
+    ) {
+        let line = format!(
+            "burst = workers = {workers}: inline p99 {} vs spawn_blocking {}: {:.0}× (claim: ≥ 10×)",
+            format_value(i, "ns"),
+            format_value(sb, "ns"),
+            i / sb
+        );
+        out.push(if i >= 10.0 * sb { Ok(line) } else { Err(line) });
+    }
     let idle: Vec<f64> = ["inline"]
         .iter()
         .chain(fixes.iter())

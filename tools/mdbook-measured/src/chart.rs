@@ -122,6 +122,17 @@ fn nice_ceiling(v: f64) -> f64 {
         .unwrap_or(10.0 * base)
 }
 
+/// An axis label: the value in its unit, without trailing zeros ("10 µs", not "10.0 µs").
+fn tick_label(v: f64, unit: &str) -> String {
+    let text = format_value(v, unit);
+    match text.split_once(' ') {
+        Some((num, u)) if num.contains('.') => {
+            format!("{} {u}", num.trim_end_matches('0').trim_end_matches('.'))
+        }
+        _ => text,
+    }
+}
+
 fn f(v: f64) -> String {
     format!("{v:.1}")
 }
@@ -153,7 +164,7 @@ pub fn render(spec: &ChartSpec) -> String {
             "<line class=\"grid\" x1=\"{LEFT}\" x2=\"{}\" y1=\"{py}\" y2=\"{py}\"/><text class=\"tick\" x=\"{}\" y=\"{py}\" text-anchor=\"end\" dominant-baseline=\"middle\">{}</text>",
             W - RIGHT,
             LEFT - 6.0,
-            esc(&format_value(t, &spec.unit))
+            esc(&tick_label(t, &spec.unit))
         ));
     }
     // Axes.
@@ -297,7 +308,7 @@ mod tests {
         let svg = render(&spec(None, ChartKind::Line));
         assert!(svg.contains("log scale"));
         assert!(
-            svg.contains(">10.0 µs<") && svg.contains(">100 ms<"),
+            svg.contains(">10 µs<") && svg.contains(">100 ms<"),
             "{svg}"
         );
         assert!(svg.contains("p99 &lt;by&gt; burst"), "titles are escaped");

@@ -307,15 +307,23 @@ fn seconds(v: f64, unit: &str) -> Option<f64> {
 }
 
 fn param(data: &Data, d: &Directive) -> Result<String, String> {
-    d.check_keys(&["record", "machine", "name"])?;
+    d.check_keys(&["record", "machine", "name", "format"])?;
     let r = data.resolve_record_only(d)?;
     let name = d.get("name").ok_or("missing name=PARAM")?;
     let v = r.record.params.get(name).ok_or_else(|| {
         let keys: Vec<String> = r.record.params.keys().cloned().collect();
         format!("no parameter `{name}`; available: {}", list(&keys))
     })?;
+    let percent = match d.get("format") {
+        None => false,
+        Some("percent") => true,
+        Some(f) => return Err(format!("format=`{f}`: use percent, or leave it out")),
+    };
     Ok(match v {
-        serde_json::Value::Number(n) => sig3(n.as_f64().unwrap_or(0.0)),
+        serde_json::Value::Number(n) if percent => {
+            format!("{}%", number(n.as_f64().unwrap_or(0.0) * 100.0))
+        }
+        serde_json::Value::Number(n) => number(n.as_f64().unwrap_or(0.0)),
         serde_json::Value::String(s) => esc(s),
         serde_json::Value::Array(a) => a
             .iter()
@@ -324,6 +332,19 @@ fn param(data: &Data, d: &Directive) -> Result<String, String> {
             .join(", "),
         other => esc(&other.to_string()),
     })
+}
+
+/// A whole number as such ("40", "2,500"); anything else to about three significant digits.
+fn number(v: f64) -> String {
+    if v.fract().abs() < 1e-9 && v.abs() < 1e15 {
+        sig3(v.round())
+            .split('.')
+            .next()
+            .unwrap_or_default()
+            .to_string()
+    } else {
+        sig3(v)
+    }
 }
 
 fn machine(data: &Data, d: &Directive) -> Result<String, String> {

@@ -30,6 +30,10 @@ impl Session {
         full_reps: u32,
         crates: &[&'static str],
     ) -> Session {
+        if cli.save && cli.quick {
+            eprintln!("error: --save stores full runs only; drop --quick (or use --out PATH)");
+            std::process::exit(2);
+        }
         let machine = Machine::here(cli.machine.clone());
         let seed = cli.seed();
         let reps = cli.reps_or(full_reps);

@@ -1,0 +1,75 @@
+//! Bad input gets a clear message and exit status 2, never a panic or a run.
+
+use std::process::Command;
+
+fn run(args: &[&str]) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_ch01-blocking"))
+        .args(args)
+        .output()
+        .expect("the listing runs");
+    let text = String::from_utf8_lossy(&out.stderr).to_string();
+    (out.status.code().unwrap_or(-1), text)
+}
+
+#[test]
+fn bad_flags_and_values_exit_with_status_2() {
+    for (args, says) in [
+        (&["--reps", "0"][..], "--reps"),
+        (&["--reps", "many"][..], "invalid value"),
+        (&["--frobnicate"][..], "unexpected argument"),
+        (&["--workers", "0"][..], "--workers"),
+        (&["--machine", "../etc"][..], "lowercase letters"),
+    ] {
+        let (code, text) = run(args);
+        assert_eq!(code, 2, "{args:?}: {text}");
+        assert!(text.contains(says), "{args:?}: {text}");
+        assert!(!text.contains("panicked"), "{args:?}: {text}");
+    }
+}
+
+#[test]
+fn a_filter_that_matches_nothing_is_an_error_before_any_run() {
+    let (code, text) = run(&["--quick", "--filter", "no-such-variant"]);
+    assert_eq!(code, 2, "{text}");
+    assert!(text.contains("matched no case or variant"), "{text}");
+}
+
+#[test]
+fn help_lists_every_flag() {
+    let out = Command::new(env!("CARGO_BIN_EXE_ch01-blocking"))
+        .arg("--help")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let help = String::from_utf8_lossy(&out.stdout);
+    for flag in [
+        "--reps",
+        "--quick",
+        "--save",
+        "--out",
+        "--filter",
+        "--workers",
+        "--seed",
+        "--machine",
+    ] {
+        assert!(help.contains(flag), "{flag} missing from --help");
+    }
+}
+
+#[test]
+fn save_refuses_quick_runs_and_keeps_the_stored_record() {
+    // --save with --quick is refused before anything runs, without touching data/.
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../data/test-refusal/ch01-blocking.json");
+    let (code, text) = run(&[
+        "--quick",
+        "--save",
+        "--machine",
+        "test-refusal",
+        "--filter",
+        "0/inline",
+    ]);
+    assert_eq!(code, 2, "{text}");
+    assert!(text.contains("--save stores full runs only"), "{text}");
+    assert!(!path.exists());
+}
