@@ -27,7 +27,6 @@ step() {
 quick_listings() {
     local tmp
     tmp=$(mktemp -d)
-    trap 'rm -rf "$tmp"' RETURN
     local ok=0
     for dir in listings/*/; do
         local name
@@ -41,6 +40,7 @@ quick_listings() {
             ok=1
         fi
     done
+    rm -rf "$tmp"
     return $ok
 }
 

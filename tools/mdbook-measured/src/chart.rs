@@ -307,10 +307,7 @@ mod tests {
     fn wide_ranges_get_a_log_axis_with_decade_ticks() {
         let svg = render(&spec(None, ChartKind::Line));
         assert!(svg.contains("log scale"));
-        assert!(
-            svg.contains(">10 µs<") && svg.contains(">100 ms<"),
-            "{svg}"
-        );
+        assert!(svg.contains(">10 µs<") && svg.contains(">100 ms<"), "{svg}");
         assert!(svg.contains("p99 &lt;by&gt; burst"), "titles are escaped");
         assert!(
             !svg.contains("\n\n"),
