@@ -5,7 +5,7 @@
 
 use ch01_blocking::{Variant, burn, heavy_request, light_request, tick_lag_probe};
 use clap::Parser;
-use measure::loadgen::{Arrival, OpenLoop, fixed_rate};
+use measure::loadgen::{Arrival, OpenLoop, fixed_rate, measure_alone};
 use measure::report::Session;
 use measure::{Cell, Checksum, Cli, LatencyHistogram, Measurement, Runner};
 use serde_json::json;
@@ -66,7 +66,7 @@ impl Params {
             heavy_rounds: (heavy_cost.as_secs_f64() * 1e6 * rounds_per_us) as u64,
             probe_period: Duration::from_millis(10),
             slow_poll: Duration::from_millis(1),
-            spin: Duration::from_micros(50),
+            spin: Duration::from_micros(100),
         }
     }
 
@@ -385,6 +385,25 @@ fn metrics(p: &Params, o: &Outcome) -> Measurement {
     m
 }
 
+/// Spin margins (µs) at which the generator measures itself alone.
+const GENERATOR_SPINS_US: [u64; 5] = [0, 25, 50, 100, 200];
+
+/// The generator alone at this chapter's light rate: the floor under every latency it measures.
+fn generator_alone(p: &Params, spin_us: u64) -> Result<Measurement, String> {
+    let length = if p.window > Duration::from_secs(1) {
+        Duration::from_secs(1)
+    } else {
+        p.window / 2
+    };
+    let report = measure_alone(p.light_rate(), length, Duration::from_micros(spin_us));
+    let mut m = Measurement::new();
+    m.push("error_p50", "ns", report.timing_error.p50_ns())
+        .push("error_p99", "ns", report.timing_error.p99_ns())
+        .push("error_max", "ns", report.timing_error.max_ns())
+        .push("cpu", "%", 100.0 * report.cpu_share());
+    Ok(m)
+}
+
 fn main() {
     let cli = Cli::parse();
     measure::assert_optimised!(cli);
@@ -425,20 +444,31 @@ fn main() {
         .flat_map(|b| Variant::ALL.map(|v| Cell::new(b, v.name())))
         .filter(|c| cli.selects(&c.case, &c.variant))
         .collect();
-    if cells.is_empty() {
+    let generator_cells: Vec<Cell> = GENERATOR_SPINS_US
+        .iter()
+        .map(|spin| Cell::new(spin, "alone"))
+        .filter(|c| cli.selects(&c.case, &c.variant))
+        .collect();
+    if cells.is_empty() && generator_cells.is_empty() {
         eprintln!(
-            "error: --filter matched no case or variant (cases: {:?}, variants: inline, spawn_blocking, block_in_place, rayon_lane)",
+            "error: --filter matched no case or variant (cases: {:?}, variants: inline, spawn_blocking, block_in_place, rayon_lane; generator: alone)",
             p.bursts
         );
         std::process::exit(2);
     }
-    let runner = Runner::new("blocking", cells, session.reps, session.seed);
-    let result = runner.run(|cell, _rep| {
+    let blocking = Runner::new("blocking", cells, session.reps, session.seed).run(|cell, _rep| {
         let burst: u32 = cell.case.parse().expect("cases are burst sizes");
         let variant = Variant::from_name(&cell.variant).expect("cells name known variants");
         run_cell(&p, &expected, burst, variant)
     });
-    let series = match result {
+    let generator = Runner::new("generator", generator_cells, session.reps, session.seed)
+        .run(|cell, _rep| generator_alone(&p, cell.case.parse().expect("cases are spin margins")));
+    let series = match blocking.and_then(|mut s| {
+        generator.map(|g| {
+            s.extend(g);
+            s
+        })
+    }) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("error: {e}\nnothing was saved");

@@ -122,6 +122,7 @@ fn ch01(rec: &Record) -> Vec<Result<String, String>> {
     let mut cases: Vec<u64> = rec
         .series
         .iter()
+        .filter(|s| s.experiment == "blocking")
         .filter_map(|s| s.case.parse().ok())
         .collect();
     cases.sort();

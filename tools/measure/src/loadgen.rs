@@ -96,6 +96,22 @@ impl OpenLoop {
     }
 }
 
+/// The generator alone, sending nothing, at `rate_per_s` for `length`: its own timing error and
+/// CPU use with this `spin` margin, as a floor under every latency measured with it.
+pub fn measure_alone(rate_per_s: f64, length: Duration, spin: Duration) -> GeneratorReport {
+    let arrivals = fixed_rate(
+        rate_per_s,
+        Duration::ZERO,
+        (rate_per_s * length.as_secs_f64()) as usize,
+        (),
+    );
+    OpenLoop { spin }.run(
+        Instant::now() + Duration::from_millis(5),
+        &arrivals,
+        |_, _| {},
+    )
+}
+
 /// Sleeps until `spin` before `deadline`, then spins until the deadline.
 pub fn wait_until(deadline: Instant, spin: Duration) {
     let now = Instant::now();

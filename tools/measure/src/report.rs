@@ -143,8 +143,14 @@ fn save(record: &Record, path: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// The metrics of an experiment in the order they first appear, limited to `only` if not empty.
+/// The metrics of an experiment in the order they first appear, limited to `only` when the
+/// experiment has any of those.
 fn metrics_of<'a>(series: &[&'a Series], only: &[&str]) -> Vec<(&'a str, &'a str)> {
+    let only = if series.iter().any(|s| only.contains(&s.metric.as_str())) {
+        only
+    } else {
+        &[]
+    };
     let mut out: Vec<(&str, &str)> = Vec::new();
     for s in series {
         let wanted = only.is_empty() || only.contains(&s.metric.as_str());
