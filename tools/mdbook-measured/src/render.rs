@@ -1,19 +1,10 @@
 //! Rendering each kind of directive.
 
 use crate::chart::{self, ChartKind, ChartSpec, Point};
-use crate::data::{Data, Dim, Resolved, list};
+use crate::data::{Data, Dim, Resolved, SELECTORS, list};
 use crate::{Directive, esc, locked_versions};
 use measure::record::Record;
 use measure::report::{format_value, sig3};
-
-const SELECT: [&str; 6] = [
-    "record",
-    "machine",
-    "experiment",
-    "case",
-    "variant",
-    "metric",
-];
 
 pub fn render(data: &Data, d: &Directive) -> Result<String, String> {
     match d.kind.as_str() {
@@ -36,7 +27,7 @@ pub fn render(data: &Data, d: &Directive) -> Result<String, String> {
 }
 
 fn with_select(extra: &[&'static str]) -> Vec<&'static str> {
-    SELECT
+    SELECTORS
         .iter()
         .copied()
         .chain(extra.iter().copied())

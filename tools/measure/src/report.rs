@@ -193,8 +193,13 @@ fn natural(s: &str) -> (u8, u64) {
     s.parse::<u64>().map_or((1, 0), |n| (0, n))
 }
 
-/// The results table: median with [min–max] for every metric.
-pub fn render_table(record: &Record, only: &[&str]) -> String {
+/// One table per experiment: a row per (case, variant), a column per metric, cells from `cell`.
+fn tables(
+    record: &Record,
+    only: &[&str],
+    title: impl Fn(&str) -> String,
+    cell: impl Fn(&str, &str, &str, &str, &str) -> String,
+) -> String {
     let mut out = String::new();
     for (experiment, rows, all) in grouped(record) {
         let metrics = metrics_of(&all, only);
@@ -203,66 +208,70 @@ pub fn render_table(record: &Record, only: &[&str]) -> String {
         let mut lines = vec![header];
         for (case, variant) in &rows {
             let mut line = vec![case.clone(), variant.clone()];
-            for (metric, unit) in &metrics {
-                let cell =
-                    record
-                        .find(&experiment, case, variant, metric)
-                        .map_or(String::new(), |s| {
-                            if s.values.len() > 1 {
-                                format!(
-                                    "{} [{}–{}]",
-                                    format_value(s.median, unit),
-                                    format_value(s.min, unit),
-                                    format_value(s.max, unit)
-                                )
-                            } else {
-                                format_value(s.median, unit)
-                            }
-                        });
-                line.push(cell);
-            }
+            line.extend(
+                metrics
+                    .iter()
+                    .map(|(metric, unit)| cell(&experiment, case, variant, metric, unit)),
+            );
             lines.push(line);
         }
-        out.push_str(&format!(
-            "\n{} — experiment `{experiment}` (median [min–max] of {} repetition(s))\n",
-            record.chapter, record.reps
-        ));
+        out.push_str(&title(&experiment));
         out.push_str(&align(&lines));
     }
     out
 }
 
+/// The results table: median with [min–max] for every metric.
+pub fn render_table(record: &Record, only: &[&str]) -> String {
+    let title = |experiment: &str| {
+        format!(
+            "\n{} — experiment `{experiment}` (median [min–max] of {} repetition(s))\n",
+            record.chapter, record.reps
+        )
+    };
+    tables(
+        record,
+        only,
+        title,
+        |experiment, case, variant, metric, unit| match record
+            .find(experiment, case, variant, metric)
+        {
+            Some(s) if s.values.len() > 1 => format!(
+                "{} [{}–{}]",
+                format_value(s.median, unit),
+                format_value(s.min, unit),
+                format_value(s.max, unit)
+            ),
+            Some(s) => format_value(s.median, unit),
+            None => String::new(),
+        },
+    )
+}
+
 /// Your medians divided by the book's, for every cell both records have.
 pub fn render_comparison(mine: &Record, book: &Record, only: &[&str]) -> String {
-    let mut out = format!(
+    let header = format!(
         "\nYour machine vs the book's ({}, {} repetitions, {}): your median / book median\n",
         book.machine.name, book.reps, book.created
     );
-    for (experiment, rows, all) in grouped(mine) {
-        let metrics = metrics_of(&all, only);
-        let mut header = vec!["case".to_string(), "variant".to_string()];
-        header.extend(metrics.iter().map(|(m, _)| m.to_string()));
-        let mut lines = vec![header];
-        for (case, variant) in &rows {
-            let mut line = vec![case.clone(), variant.clone()];
-            for (metric, unit) in &metrics {
-                let mine = mine.find(&experiment, case, variant, metric);
-                let theirs = book.find(&experiment, case, variant, metric);
-                line.push(match (mine, theirs) {
-                    (Some(a), Some(b)) if b.median != 0.0 => format!(
-                        "{:.2}× ({})",
-                        a.median / b.median,
-                        format_value(b.median, unit)
-                    ),
-                    _ => "–".into(),
-                });
-            }
-            lines.push(line);
-        }
-        out.push_str(&format!("experiment `{experiment}`\n"));
-        out.push_str(&align(&lines));
-    }
-    out
+    let title = |experiment: &str| format!("experiment `{experiment}`\n");
+    header
+        + &tables(
+            mine,
+            only,
+            title,
+            |experiment, case, variant, metric, unit| match (
+                mine.find(experiment, case, variant, metric),
+                book.find(experiment, case, variant, metric),
+            ) {
+                (Some(a), Some(b)) if b.median != 0.0 => format!(
+                    "{:.2}× ({})",
+                    a.median / b.median,
+                    format_value(b.median, unit)
+                ),
+                _ => "–".into(),
+            },
+        )
 }
 
 fn align(lines: &[Vec<String>]) -> String {
