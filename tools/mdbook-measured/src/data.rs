@@ -236,8 +236,7 @@ impl Data {
 }
 
 impl Resolved {
-    /// The distinct values of `dim` in this experiment (cases in numeric order when numeric),
-    /// restricted by the other selectors already chosen.
+    /// The distinct values of `dim` in this experiment (cases in numeric order when numeric).
     pub fn values(&self, dim: Dim) -> Vec<String> {
         let mut v = distinct(self.series_iter().map(|s| dim.of(s)));
         if dim == Dim::Case {

@@ -226,7 +226,12 @@ fn chart(data: &Data, d: &Directive) -> Result<String, String> {
                 Err(_) => None,
             });
         }
-        lines.push((name.clone(), points));
+        // Cases are bare values ("2"); the legend names them ("burst 2").
+        let legend = match series {
+            Dim::Case => format!("{} {name}", d.get("label").unwrap_or("case")),
+            _ => name.clone(),
+        };
+        lines.push((legend, points));
     }
     let unit = unit.ok_or("no data to chart")?;
     let ylabel = d
