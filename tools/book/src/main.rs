@@ -7,6 +7,7 @@
 mod checks;
 mod claims;
 mod doctest;
+mod outputs;
 
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
@@ -34,6 +35,12 @@ enum Command {
     },
     /// Compile and run every Rust code block in the book against the real crates
     Test,
+    /// Rerun the commands whose output the book shows (listings/*/outputs/*.txt) and compare
+    Outputs {
+        /// Rewrite the files instead of failing
+        #[arg(long)]
+        update: bool,
+    },
     /// Check the records in data/: valid, fresh (listing unchanged), and the chapters' claims hold.
     /// With FILEs: only check that those records are valid
     Check { files: Vec<PathBuf> },
@@ -47,6 +54,7 @@ fn main() {
         Command::Build => build(&root).map(|dir| eprintln!("book built in {}", dir.display())),
         Command::Serve { port } => build(&root).and_then(|dir| serve(&dir, port)),
         Command::Test => doctest::run(&root),
+        Command::Outputs { update } => outputs::check(&root, update),
         Command::Check { files } if files.is_empty() => claims::check_all(&root),
         Command::Check { files } => claims::validate_files(&files),
     };

@@ -57,6 +57,11 @@ impl LatencyHistogram {
         self.hist.saturating_record(ns.max(1));
     }
 
+    /// Adds every sample of `other` (histograms kept per thread, merged at the end).
+    pub fn merge(&mut self, other: &LatencyHistogram) {
+        self.hist.add(&other.hist).expect("same bounds");
+    }
+
     pub fn len(&self) -> u64 {
         self.hist.len()
     }
@@ -126,6 +131,17 @@ mod tests {
         assert!(close(h.p99_ns(), 9_900_000.0), "{}", h.p99_ns());
         assert!(close(h.p999_ns(), 9_990_000.0), "{}", h.p999_ns());
         assert!(close(h.max_ns(), 10_000_000.0), "{}", h.max_ns());
+    }
+
+    #[test]
+    fn merged_histograms_hold_both_sets_of_samples() {
+        let (mut a, mut b) = (LatencyHistogram::new(), LatencyHistogram::new());
+        a.record(Duration::from_micros(10));
+        b.record(Duration::from_millis(10));
+        b.record(Duration::from_millis(10));
+        a.merge(&b);
+        assert_eq!(a.len(), 3);
+        assert!((a.max_ns() - 10_000_000.0).abs() / 1e7 < 0.001);
     }
 
     #[test]

@@ -1,0 +1,450 @@
+//! Chapter 2: mutexes.
+//!
+//! Four stories, each as small functions: a `tokio::sync::Mutex` guard held across an `.await`
+//! and the same guard scoped; the three mutexes (and an atomic) where no `.await` happens under
+//! the lock; one lock against sharded locks; and configuration read on every request.
+
+use arc_swap::ArcSwap;
+use std::collections::{BinaryHeap, HashMap};
+use std::hash::{BuildHasher, RandomState};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, RwLock, mpsc};
+use std::time::{Duration, Instant};
+use tokio::sync::{oneshot, watch};
+
+#[cfg(feature = "show-compile-error")]
+mod does_not_compile;
+
+// ---------------------------------------------------------------------------------------------
+// 1. A guard held across an .await
+
+/// Visit counters shared by every request handler.
+pub type Visits = tokio::sync::Mutex<HashMap<u64, u64>>;
+
+// ANCHOR: guard_across_await
+/// The pitfall: the guard lives to the end of the function, across the upstream call, so every
+/// other handler waits for this one's call to finish.
+pub async fn visit_guard_held(visits: &Visits, page: u64, upstream: &Upstream) {
+    let mut counts = visits.lock().await;
+    *counts.entry(page).or_default() += 1;
+    upstream.call().await;
+}
+// ANCHOR_END: guard_across_await
+
+// ANCHOR: guard_scoped
+/// The fix: the guard is dropped at the end of its block, before the call.
+pub async fn visit_guard_scoped(visits: &Visits, page: u64, upstream: &Upstream) {
+    {
+        let mut counts = visits.lock().await;
+        *counts.entry(page).or_default() += 1;
+    }
+    upstream.call().await;
+}
+// ANCHOR_END: guard_scoped
+
+// ANCHOR: clippy_await_holding_lock
+/// A `std::sync::MutexGuard` across an `.await`. This compiles (nothing here requires the
+/// future to be `Send`), and blocks the worker thread of any task that waits for the lock.
+/// Clippy's `await_holding_lock` catches it; the lint is allowed here only because this
+/// function exists to show it, and the book runs clippy with it forced on.
+#[allow(clippy::await_holding_lock)]
+pub async fn visit_std_guard_held(
+    visits: &std::sync::Mutex<HashMap<u64, u64>>,
+    page: u64,
+    upstream: &Upstream,
+) {
+    let mut counts = visits.lock().expect("not poisoned");
+    *counts.entry(page).or_default() += 1;
+    upstream.call().await;
+}
+// ANCHOR_END: clippy_await_holding_lock
+
+/// The upstream service a handler calls: a fixed latency, modelled by Tokio's timer (coarse, but
+/// it follows a paused clock in tests) or by a thread that keeps exact deadlines.
+#[derive(Clone)]
+pub enum Upstream {
+    Timer(Duration),
+    Precise(PreciseUpstream),
+}
+
+impl Upstream {
+    pub async fn call(&self) {
+        match self {
+            Upstream::Timer(latency) => tokio::time::sleep(*latency).await,
+            Upstream::Precise(p) => p.call().await,
+        }
+    }
+}
+
+// ANCHOR: precise_upstream
+/// An upstream call that answers exactly `latency` after it was made: one thread holds every
+/// pending deadline, sleeps until just before the earliest and spins the rest of the way.
+#[derive(Clone)]
+pub struct PreciseUpstream {
+    latency: Duration,
+    calls: mpsc::Sender<(Instant, oneshot::Sender<()>)>,
+}
+
+impl PreciseUpstream {
+    /// Starts the deadline thread; it ends when the last clone of the returned value is dropped.
+    pub fn start(latency: Duration) -> (PreciseUpstream, std::thread::JoinHandle<()>) {
+        let (calls, pending) = mpsc::channel();
+        let thread = std::thread::spawn(move || serve_deadlines(pending));
+        (PreciseUpstream { latency, calls }, thread)
+    }
+
+    pub async fn call(&self) {
+        let (answer, answered) = oneshot::channel();
+        let deadline = Instant::now() + self.latency;
+        self.calls
+            .send((deadline, answer))
+            .expect("the upstream thread is running");
+        answered
+            .await
+            .expect("the upstream thread answers every call");
+    }
+}
+
+/// Answers each call at its deadline, earliest first.
+fn serve_deadlines(pending: mpsc::Receiver<(Instant, oneshot::Sender<()>)>) {
+    const SPIN: Duration = Duration::from_micros(200);
+    let mut due: BinaryHeap<std::cmp::Reverse<(Instant, u64)>> = BinaryHeap::new();
+    let mut answers: HashMap<u64, oneshot::Sender<()>> = HashMap::new();
+    let mut next_id = 0u64;
+    loop {
+        let received = match due.peek() {
+            None => pending
+                .recv()
+                .map_err(|_| mpsc::RecvTimeoutError::Disconnected),
+            Some(std::cmp::Reverse((deadline, _))) => {
+                let wait = deadline.saturating_duration_since(Instant::now());
+                pending.recv_timeout(wait.saturating_sub(SPIN))
+            }
+        };
+        match received {
+            Ok((deadline, answer)) => {
+                due.push(std::cmp::Reverse((deadline, next_id)));
+                answers.insert(next_id, answer);
+                next_id += 1;
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                let std::cmp::Reverse((deadline, id)) = due.pop().expect("a deadline is due");
+                while Instant::now() < deadline {
+                    std::hint::spin_loop();
+                }
+                let _ = answers
+                    .remove(&id)
+                    .expect("every deadline has an answer")
+                    .send(());
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) if due.is_empty() => return,
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                // No new calls can come; answer the rest on time.
+                while let Some(std::cmp::Reverse((deadline, id))) = due.pop() {
+                    while Instant::now() < deadline {
+                        std::hint::spin_loop();
+                    }
+                    let _ = answers
+                        .remove(&id)
+                        .expect("every deadline has an answer")
+                        .send(());
+                }
+                return;
+            }
+        }
+    }
+}
+// ANCHOR_END: precise_upstream
+
+// ---------------------------------------------------------------------------------------------
+// 2. No .await under the lock: which mutex?
+
+/// A shared map of counters, under each kind of lock.
+pub type StdCounters = std::sync::Mutex<HashMap<u64, u64>>;
+pub type ParkingLotCounters = parking_lot::Mutex<HashMap<u64, u64>>;
+pub type TokioCounters = tokio::sync::Mutex<HashMap<u64, u64>>;
+
+// ANCHOR: locked_updates
+/// `std::sync::Mutex`: blocks the thread while it waits; never held across an `.await`.
+pub fn count_std(counters: &StdCounters, key: u64) {
+    *counters
+        .lock()
+        .expect("not poisoned")
+        .entry(key)
+        .or_default() += 1;
+}
+
+/// `parking_lot::Mutex`: the same, smaller and faster, no poisoning.
+pub fn count_parking_lot(counters: &ParkingLotCounters, key: u64) {
+    *counters.lock().entry(key).or_default() += 1;
+}
+
+/// `tokio::sync::Mutex`: waits asynchronously; every lock goes through a semaphore and its
+/// waiter queue, even when nobody else holds it.
+pub async fn count_tokio(counters: &TokioCounters, key: u64) {
+    *counters.lock().await.entry(key).or_default() += 1;
+}
+
+/// The floor: one uncontended atomic increment (each task has its own counter).
+pub fn count_atomic(counter: &AtomicU64) {
+    counter.fetch_add(1, Ordering::Relaxed);
+}
+// ANCHOR_END: locked_updates
+
+// ---------------------------------------------------------------------------------------------
+// 3. Contention and sharding
+
+// ANCHOR: sharded_counters
+/// Per-key counters split over `n` independently locked shards chosen by the key's hash, so
+/// threads updating different keys rarely meet. One shard is the plain single-mutex map.
+pub struct ShardedCounters {
+    shards: Vec<std::sync::Mutex<HashMap<u64, u64>>>,
+    hasher: RandomState,
+}
+
+impl ShardedCounters {
+    pub fn new(n: usize) -> ShardedCounters {
+        let shards = (0..n.max(1)).map(|_| Default::default()).collect();
+        ShardedCounters {
+            shards,
+            hasher: RandomState::new(),
+        }
+    }
+
+    pub fn shard(&self, key: u64) -> &std::sync::Mutex<HashMap<u64, u64>> {
+        &self.shards[self.hasher.hash_one(key) as usize % self.shards.len()]
+    }
+}
+// ANCHOR_END: sharded_counters
+
+impl ShardedCounters {
+    /// The sum of every counter.
+    pub fn total(&self) -> u64 {
+        self.shards
+            .iter()
+            .map(|s| s.lock().expect("not poisoned").values().sum::<u64>())
+            .sum()
+    }
+}
+
+// ANCHOR: timed_lock
+/// Spot it: time how long each acquisition waits, so a contended lock shows up as a histogram
+/// of acquire times instead of as mysteriously idle CPUs.
+pub fn count_timed(counters: &ShardedCounters, key: u64, waited: &mut impl FnMut(Duration)) {
+    let asked = Instant::now();
+    let mut shard = counters.shard(key).lock().expect("not poisoned");
+    waited(asked.elapsed());
+    *shard.entry(key).or_default() += 1;
+}
+// ANCHOR_END: timed_lock
+
+// ---------------------------------------------------------------------------------------------
+// 4. Read-mostly configuration
+
+/// Configuration read on every request. Written together, `limit` is always `3 * version`, so
+/// a reader can tell a torn read.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Config {
+    pub version: u64,
+    pub limit: u64,
+}
+
+impl Config {
+    pub fn new(version: u64) -> Config {
+        Config {
+            version,
+            limit: 3 * version,
+        }
+    }
+
+    pub fn is_consistent(&self) -> bool {
+        self.limit == 3 * self.version
+    }
+}
+
+// ANCHOR: config_readers
+/// A read-write lock: readers share it, and a writer waits for them to leave.
+pub fn read_rwlock(config: &RwLock<Config>) -> Config {
+    *config.read().expect("not poisoned")
+}
+
+/// arc-swap: readers load an `Arc` without taking any lock.
+pub fn read_arc_swap(config: &ArcSwap<Config>) -> Config {
+    **config.load()
+}
+
+/// A watch channel: every reader holds a receiver and borrows the latest value.
+pub fn read_watch(config: &watch::Receiver<Config>) -> Config {
+    *config.borrow()
+}
+// ANCHOR_END: config_readers
+
+/// The shared configuration behind each kind of reader, with its writer.
+pub enum SharedConfig {
+    RwLock(Arc<RwLock<Config>>),
+    ArcSwap(Arc<ArcSwap<Config>>),
+    Watch(Arc<watch::Sender<Config>>),
+}
+
+impl SharedConfig {
+    pub fn new(kind: &str) -> Option<SharedConfig> {
+        let start = Config::new(0);
+        Some(match kind {
+            "rwlock" => SharedConfig::RwLock(Arc::new(RwLock::new(start))),
+            "arc_swap" => SharedConfig::ArcSwap(Arc::new(ArcSwap::from_pointee(start))),
+            "watch" => SharedConfig::Watch(Arc::new(watch::channel(start).0)),
+            _ => return None,
+        })
+    }
+
+    pub fn write(&self, config: Config) {
+        match self {
+            SharedConfig::RwLock(c) => *c.write().expect("not poisoned") = config,
+            SharedConfig::ArcSwap(c) => c.store(Arc::new(config)),
+            SharedConfig::Watch(c) => {
+                c.send_replace(config);
+            }
+        }
+    }
+
+    /// A reader for one thread.
+    pub fn reader(&self) -> Box<dyn FnMut() -> Config + Send> {
+        match self {
+            SharedConfig::RwLock(c) => {
+                let c = c.clone();
+                Box::new(move || read_rwlock(&c))
+            }
+            SharedConfig::ArcSwap(c) => {
+                let c = c.clone();
+                Box::new(move || read_arc_swap(&c))
+            }
+            SharedConfig::Watch(c) => {
+                let rx = c.subscribe();
+                Box::new(move || read_watch(&rx))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // ANCHOR: exercise_test
+    /// The exercise's test, on Tokio's paused clock: 100 handlers make a 2 ms upstream call at
+    /// once. With the guard scoped they overlap and all finish 2 ms (virtual) later; with the
+    /// guard held across the call they queue, 100 × 2 ms. No wall-clock time is involved.
+    async fn hundred_concurrent_visits<F, Fut>(visit: F) -> Duration
+    where
+        F: Fn(Arc<Visits>, u64, Upstream) -> Fut,
+        Fut: std::future::Future<Output = ()> + Send + 'static,
+    {
+        let visits = Arc::new(Visits::default());
+        let upstream = Upstream::Timer(Duration::from_millis(2));
+        let start = tokio::time::Instant::now();
+        let handlers: Vec<_> = (0..100)
+            .map(|page| tokio::spawn(visit(visits.clone(), page % 7, upstream.clone())))
+            .collect();
+        for h in handlers {
+            h.await.unwrap();
+        }
+        assert_eq!(visits.lock().await.values().sum::<u64>(), 100);
+        start.elapsed()
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn scoped_guard_lets_the_calls_overlap() {
+        let took =
+            hundred_concurrent_visits(|v, p, u| async move { visit_guard_scoped(&v, p, &u).await })
+                .await;
+        assert!(
+            took < Duration::from_millis(10),
+            "took {took:?} of virtual time"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn held_guard_serialises_the_calls() {
+        let took =
+            hundred_concurrent_visits(|v, p, u| async move { visit_guard_held(&v, p, &u).await })
+                .await;
+        assert!(
+            took >= Duration::from_millis(200),
+            "took {took:?} of virtual time"
+        );
+    }
+    // ANCHOR_END: exercise_test
+
+    #[test]
+    fn every_counter_counts() {
+        let std_c = StdCounters::default();
+        let pl = ParkingLotCounters::default();
+        let tk = TokioCounters::default();
+        let atomic = AtomicU64::new(0);
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        for k in 0..10 {
+            count_std(&std_c, k % 3);
+            count_parking_lot(&pl, k % 3);
+            rt.block_on(count_tokio(&tk, k % 3));
+            count_atomic(&atomic);
+        }
+        assert_eq!(std_c.lock().unwrap()[&0], 4);
+        assert_eq!(pl.lock()[&1], 3);
+        assert_eq!(rt.block_on(tk.lock())[&2], 3);
+        assert_eq!(atomic.load(Ordering::Relaxed), 10);
+    }
+
+    #[test]
+    fn shards_spread_keys_and_keep_every_count() {
+        let c = ShardedCounters::new(16);
+        let mut waits = 0;
+        for k in 0..1000 {
+            count_timed(&c, k, &mut |_| waits += 1);
+        }
+        assert_eq!((c.total(), waits), (1000, 1000));
+        let used = c
+            .shards
+            .iter()
+            .filter(|s| !s.lock().unwrap().is_empty())
+            .count();
+        assert!(
+            used > 8,
+            "1000 keys should reach most of 16 shards, reached {used}"
+        );
+        assert_eq!(ShardedCounters::new(0).shards.len(), 1);
+    }
+
+    #[test]
+    fn every_config_reader_sees_the_latest_write() {
+        for kind in ["rwlock", "arc_swap", "watch"] {
+            let shared = SharedConfig::new(kind).unwrap();
+            let mut read = shared.reader();
+            assert_eq!(read(), Config::new(0));
+            shared.write(Config::new(7));
+            assert_eq!(read(), Config::new(7), "{kind}");
+            assert!(read().is_consistent());
+        }
+        assert!(SharedConfig::new("mutex").is_none());
+    }
+
+    #[test]
+    fn precise_upstream_answers_no_earlier_than_its_latency() {
+        let (upstream, thread) = PreciseUpstream::start(Duration::from_millis(3));
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let start = Instant::now();
+        rt.block_on(async {
+            let calls: Vec<_> = (0..20).map(|_| upstream.call()).collect();
+            for c in calls {
+                c.await;
+            }
+        });
+        // A lower bound only: the deadline thread never answers early.
+        assert!(start.elapsed() >= Duration::from_millis(3));
+        drop(upstream);
+        thread.join().unwrap();
+    }
+}

@@ -1,0 +1,122 @@
+//! Program output shown in the book (a compiler error, a lint) lives in
+//! `listings/*/outputs/*.txt`, each file beginning with the command that produced it. `book
+//! outputs` reruns every command and fails if an output changed; `--update` rewrites them.
+
+use anyhow::{Context, Result, bail};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+pub fn check(root: &Path, update: bool) -> Result<()> {
+    let mut files: Vec<PathBuf> = Vec::new();
+    for listing in std::fs::read_dir(root.join("listings"))?.flatten() {
+        let dir = listing.path().join("outputs");
+        if let Ok(entries) = std::fs::read_dir(&dir) {
+            files.extend(
+                entries
+                    .flatten()
+                    .map(|e| e.path())
+                    .filter(|p| p.extension().is_some_and(|e| e == "txt")),
+            );
+        }
+    }
+    files.sort();
+    let mut stale = Vec::new();
+    for file in &files {
+        let shown = file
+            .strip_prefix(root)
+            .unwrap_or(file)
+            .display()
+            .to_string();
+        let text = std::fs::read_to_string(file)?;
+        let Some(command) = text.lines().next().and_then(|l| l.strip_prefix("$ ")) else {
+            bail!("{shown}: the first line must be `$ <the command that produced it>`");
+        };
+        let output = run(root, command).with_context(|| format!("{shown}: running `{command}`"))?;
+        let fresh = format!("$ {command}\n{output}");
+        if fresh == text {
+            println!("ok   {shown}");
+        } else if update {
+            std::fs::write(file, &fresh)?;
+            println!("updated {shown}");
+        } else {
+            println!(
+                "STALE {shown}: `{command}` prints something else now (rerun with --update and review the diff)"
+            );
+            stale.push(shown);
+        }
+    }
+    if !stale.is_empty() {
+        bail!(
+            "{} output file(s) no longer match their command",
+            stale.len()
+        );
+    }
+    Ok(())
+}
+
+/// Runs `command` in the repository root and returns what it printed, normalised: no cargo
+/// progress lines, no machine-specific paths, no colour.
+fn run(root: &Path, command: &str) -> Result<String> {
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(command)
+        .current_dir(root)
+        .env("CARGO_TERM_COLOR", "never")
+        .output()?;
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Ok(normalise(&text))
+}
+
+pub fn normalise(text: &str) -> String {
+    let progress = [
+        "Compiling ",
+        "Checking ",
+        "Finished ",
+        "Blocking ",
+        "Running ",
+        "Locking ",
+        "Downloaded ",
+        "Downloading ",
+    ];
+    let mut out = String::new();
+    for line in text.lines() {
+        if progress.iter().any(|p| line.trim_start().starts_with(p)) {
+            continue;
+        }
+        out.push_str(&registry_paths(line));
+        out.push('\n');
+    }
+    out
+}
+
+/// `/root/.cargo/registry/src/index.crates.io-1949cf8c6b5b557f/tokio-1.54.1/...` becomes
+/// `~/.cargo/registry/src/.../tokio-1.54.1/...`, the same on every machine.
+fn registry_paths(line: &str) -> String {
+    let Some(at) = line.find("/registry/src/") else {
+        return line.to_string();
+    };
+    let start = line[..at]
+        .rfind(|c: char| c.is_whitespace())
+        .map_or(0, |i| i + 1);
+    let after = &line[at + "/registry/src/".len()..];
+    let rest = after.split_once('/').map_or("", |(_, r)| r);
+    format!("{}~/.cargo/registry/src/.../{rest}", &line[..start])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn drops_progress_and_machine_paths() {
+        let raw = "    Checking tokio v1\n   --> /root/.cargo/registry/src/index.crates.io-1949/tokio-1.54.1/src/a.rs:1:2\nerror: x\n    Finished `dev` profile\n";
+        assert_eq!(
+            normalise(raw),
+            "   --> ~/.cargo/registry/src/.../tokio-1.54.1/src/a.rs:1:2\nerror: x\n"
+        );
+    }
+}
