@@ -409,10 +409,7 @@ fn main() {
     let timer_cases = vec!["50".to_string(), "1000".into(), "2000".into()];
     let workers: Vec<String> = p.worker_sweep.iter().map(|w| w.to_string()).collect();
     let shards: Vec<String> = p.shard_counts.iter().map(|s| s.to_string()).collect();
-    let experiments: Vec<(
-        Runner,
-        Box<dyn FnMut(&Cell, u32) -> Result<Measurement, String>>,
-    )> = vec![
+    let experiments: Vec<(Runner, CellFn)> = vec![
         (
             Runner::new(
                 "timer",
