@@ -360,6 +360,9 @@ fn config(p: &Params, variant: &str) -> Result<Measurement, String> {
     Ok(m)
 }
 
+/// Runs one cell of an experiment.
+type CellFn<'a> = Box<dyn FnMut(&Cell, u32) -> Result<Measurement, String> + 'a>;
+
 fn run(
     runner: Runner,
     cli: &Cli,
