@@ -50,12 +50,12 @@ impl Params {
             updates_per_task: if quick { 1_000 } else { 20_000 },
             // Twice as many threads as cores, as the source ran 8 threads on 4 cores.
             contention_threads: 2 * cores,
-            increments_per_thread: if quick { 20_000 } else { 200_000 },
+            increments_per_thread: if quick { 20_000 } else { 500_000 },
             shard_counts: vec![1, 4, 16, 64],
             keys: 10_000,
             config_readers: cores,
             config_writes_per_s: 100,
-            config_window: Duration::from_millis(if quick { 50 } else { 300 }),
+            config_window: Duration::from_millis(if quick { 50 } else { 1000 }),
         }
     }
 

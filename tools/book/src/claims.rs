@@ -99,6 +99,7 @@ pub fn check_all(root: &Path) -> Result<()> {
 pub fn claims_of(rec: &Record) -> Vec<Result<String, String>> {
     match rec.chapter.as_str() {
         "ch01-blocking" => ch01(rec),
+        "ch02-mutexes" => ch02(rec),
         _ => Vec::new(),
     }
 }
@@ -180,6 +181,60 @@ fn ch01(rec: &Record) -> Vec<Result<String, String>> {
         out.push(Err(
             "no case with a burst at or above the worker count".into()
         ));
+    }
+    out
+}
+
+/// Chapter 2: a guard held across the upstream call makes the calls at least 50× slower in
+/// all than the scoped guard; and with no `.await` under the lock, `tokio::sync::Mutex` costs
+/// more per update than `std::sync::Mutex` at every worker count.
+fn ch02(rec: &Record) -> Vec<Result<String, String>> {
+    let mut out = Vec::new();
+    let calls = rec
+        .params
+        .get("held_calls")
+        .map(|v| v.to_string())
+        .unwrap_or_default();
+    match (
+        median(rec, "guard_across_await", &calls, "held", "wall"),
+        median(rec, "guard_across_await", &calls, "scoped", "wall"),
+    ) {
+        (Some(held), Some(scoped)) => {
+            let line = format!(
+                "{calls} calls: guard held {} vs scoped {}: {:.0}× (claim: ≥ 50×)",
+                format_value(held, "ms"),
+                format_value(scoped, "ms"),
+                held / scoped
+            );
+            out.push(if held >= 50.0 * scoped {
+                Ok(line)
+            } else {
+                Err(line)
+            });
+        }
+        _ => out.push(Err("the record lacks the held or scoped wall time".into())),
+    }
+    let mut workers: Vec<&str> = rec
+        .series
+        .iter()
+        .filter(|s| s.experiment == "which_mutex")
+        .map(|s| s.case.as_str())
+        .collect();
+    workers.dedup();
+    for w in workers {
+        let tokio = median(rec, "which_mutex", w, "tokio", "ns_per_update");
+        let std = median(rec, "which_mutex", w, "std", "ns_per_update");
+        out.push(match (tokio, std) {
+            (Some(t), Some(s)) => {
+                let line = format!(
+                    "{w} worker(s): tokio::sync::Mutex {} vs std::sync::Mutex {} per update (claim: tokio slower)",
+                    format_value(t, "ns"),
+                    format_value(s, "ns")
+                );
+                if t > s { Ok(line) } else { Err(line) }
+            }
+            _ => Err(format!("{w} worker(s): the record lacks the tokio or std mutex")),
+        });
     }
     out
 }
