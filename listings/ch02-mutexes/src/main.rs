@@ -302,8 +302,14 @@ fn sharding(p: &Params, shards: u32) -> Result<Measurement, String> {
             "ns",
             wall.as_nanos() as f64 / expected as f64,
         )
+        .push(
+            "acquire_mean",
+            "ns",
+            waited.as_nanos() as f64 / expected as f64,
+        )
         .push("acquire_p50", "ns", acquire.p50_ns())
         .push("acquire_p99", "ns", acquire.p99_ns())
+        .push("acquire_p99.9", "ns", acquire.p999_ns())
         .push("acquire_max", "ns", acquire.max_ns());
     Ok(m)
 }
