@@ -105,6 +105,8 @@ impl PreciseUpstream {
     }
 }
 
+// ANCHOR_END: precise_upstream
+
 /// Answers each call at its deadline, earliest first.
 fn serve_deadlines(pending: mpsc::Receiver<(Instant, oneshot::Sender<()>)>) {
     const SPIN: Duration = Duration::from_micros(200);
@@ -154,7 +156,6 @@ fn serve_deadlines(pending: mpsc::Receiver<(Instant, oneshot::Sender<()>)>) {
         }
     }
 }
-// ANCHOR_END: precise_upstream
 
 // ---------------------------------------------------------------------------------------------
 // 2. No .await under the lock: which mutex?

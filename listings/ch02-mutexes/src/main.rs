@@ -404,7 +404,7 @@ fn main() {
         "p99",
         "ns_per_update",
         "waiting",
-        "acquire_p99",
+        "acquire_p99.9",
         "reads_per_s",
     ]);
     let p = Params::new(&cli, session.machine.available_parallelism);
