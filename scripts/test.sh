@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The one test command: formatting, lints, unit tests, every listing in quick mode (its record
-# validated), the book built and its code blocks tested, and the stored data checked (valid,
-# fresh, each chapter's claim holding). Ends with "N passed, N failed".
+# validated), the book built and its code blocks tested, the program output it shows rerun, and
+# the stored data checked (valid, fresh, each chapter's claim holding).
+# Ends with "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -50,6 +51,7 @@ step "cargo test" cargo test --workspace
 step "listings in quick mode" quick_listings
 step "book build (includes, anchors, links)" cargo run -q -p book -- build
 step "book test (every code block)" cargo run -q -p book -- test
+step "outputs shown in the book (rerun, compared)" cargo run -q -p book -- outputs
 step "data check (valid, fresh, claims)" cargo run -q -p book -- check
 
 echo
