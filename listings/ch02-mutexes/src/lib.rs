@@ -5,6 +5,7 @@
 //! the lock; one lock against sharded locks; and configuration read on every request.
 
 use arc_swap::ArcSwap;
+use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::hash::{BuildHasher, RandomState};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -110,7 +111,7 @@ impl PreciseUpstream {
 /// Answers each call at its deadline, earliest first.
 fn serve_deadlines(pending: mpsc::Receiver<(Instant, oneshot::Sender<()>)>) {
     const SPIN: Duration = Duration::from_micros(200);
-    let mut due: BinaryHeap<std::cmp::Reverse<(Instant, u64)>> = BinaryHeap::new();
+    let mut due: BinaryHeap<Reverse<(Instant, u64)>> = BinaryHeap::new();
     let mut answers: HashMap<u64, oneshot::Sender<()>> = HashMap::new();
     let mut next_id = 0u64;
     loop {
@@ -118,43 +119,44 @@ fn serve_deadlines(pending: mpsc::Receiver<(Instant, oneshot::Sender<()>)>) {
             None => pending
                 .recv()
                 .map_err(|_| mpsc::RecvTimeoutError::Disconnected),
-            Some(std::cmp::Reverse((deadline, _))) => {
+            Some(Reverse((deadline, _))) => {
                 let wait = deadline.saturating_duration_since(Instant::now());
                 pending.recv_timeout(wait.saturating_sub(SPIN))
             }
         };
         match received {
             Ok((deadline, answer)) => {
-                due.push(std::cmp::Reverse((deadline, next_id)));
+                due.push(Reverse((deadline, next_id)));
                 answers.insert(next_id, answer);
                 next_id += 1;
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {
-                let std::cmp::Reverse((deadline, id)) = due.pop().expect("a deadline is due");
-                while Instant::now() < deadline {
-                    std::hint::spin_loop();
-                }
-                let _ = answers
-                    .remove(&id)
-                    .expect("every deadline has an answer")
-                    .send(());
+                let Reverse((deadline, id)) = due.pop().expect("a deadline is due");
+                answer_at(
+                    deadline,
+                    answers.remove(&id).expect("every deadline has an answer"),
+                );
             }
-            Err(mpsc::RecvTimeoutError::Disconnected) if due.is_empty() => return,
             Err(mpsc::RecvTimeoutError::Disconnected) => {
-                // No new calls can come; answer the rest on time.
-                while let Some(std::cmp::Reverse((deadline, id))) = due.pop() {
-                    while Instant::now() < deadline {
-                        std::hint::spin_loop();
-                    }
-                    let _ = answers
-                        .remove(&id)
-                        .expect("every deadline has an answer")
-                        .send(());
+                // No new calls can come; answer the rest on time, then stop.
+                while let Some(Reverse((deadline, id))) = due.pop() {
+                    answer_at(
+                        deadline,
+                        answers.remove(&id).expect("every deadline has an answer"),
+                    );
                 }
                 return;
             }
         }
     }
+}
+
+/// Spins until `deadline`, then answers the call.
+fn answer_at(deadline: Instant, answer: oneshot::Sender<()>) {
+    while Instant::now() < deadline {
+        std::hint::spin_loop();
+    }
+    let _ = answer.send(());
 }
 
 // ---------------------------------------------------------------------------------------------

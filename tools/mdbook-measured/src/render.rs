@@ -413,6 +413,7 @@ const DEFAULT_CRATES: &[&str] = &[
     "tokio",
     "rayon",
     "parking_lot",
+    "arc-swap",
     "tokio-metrics",
     "hdrhistogram",
     "argon2",
