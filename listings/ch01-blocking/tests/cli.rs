@@ -73,3 +73,29 @@ fn save_refuses_quick_runs_and_keeps_the_stored_record() {
     assert!(text.contains("--save stores full runs only"), "{text}");
     assert!(!path.exists());
 }
+
+#[test]
+fn an_interrupted_run_leaves_the_stored_record_as_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("ch01-blocking.json");
+    std::fs::write(&out, "the previous record").unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ch01-blocking"))
+        .args(["--quick", "--out"])
+        .arg(&out)
+        .stderr(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Ctrl-C while it measures: the record is written only after the last run, atomically.
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    // SAFETY: kill(2) on our own child's pid.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    assert!(!status.success());
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap(),
+        "the previous record"
+    );
+    let leftovers = std::fs::read_dir(dir.path()).unwrap().count();
+    assert_eq!(leftovers, 1, "no temporary file left behind");
+}
