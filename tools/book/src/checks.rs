@@ -149,6 +149,38 @@ pub fn links(build_dir: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Every page has one top-level heading. More means Markdown broke out of a code block: an
+/// included file's hidden lines (`# ...`) rendered as headings, as happens when an include sits
+/// in an indented block.
+pub fn headings(build_dir: &Path) -> Result<()> {
+    let mut pages = Vec::new();
+    collect_html(build_dir, &mut pages)?;
+    let mut bad = Vec::new();
+    for page in pages {
+        let name = page
+            .strip_prefix(build_dir)
+            .unwrap_or(&page)
+            .display()
+            .to_string();
+        if matches!(name.as_str(), "print.html" | "404.html" | "toc.html") {
+            continue;
+        }
+        let count = std::fs::read_to_string(&page)?.matches("<h1 id=").count();
+        if count > 1 {
+            bad.push(format!(
+                "{name}: {count} top-level headings (a code block was probably cut off)"
+            ));
+        }
+    }
+    if !bad.is_empty() {
+        bail!(
+            "pages with more than one top-level heading:\n  {}",
+            bad.join("\n  ")
+        );
+    }
+    Ok(())
+}
+
 fn collect_html(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
     for entry in std::fs::read_dir(dir)? {
         let p = entry?.path();
@@ -215,6 +247,28 @@ mod tests {
         assert_eq!(
             anchors_in(text).into_iter().collect::<Vec<_>>(),
             vec!["a".to_string()]
+        );
+    }
+
+    #[test]
+    fn flags_pages_whose_code_blocks_broke_into_headings() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("ok.html"),
+            r#"<h1 id="a">A</h1><h2 id="b">B</h2>"#,
+        )
+        .unwrap();
+        assert!(headings(dir.path()).is_ok());
+        std::fs::write(
+            dir.path().join("bad.html"),
+            r#"<h1 id="a">A</h1><h1 id="use-std">use std</h1>"#,
+        )
+        .unwrap();
+        assert!(
+            headings(dir.path())
+                .unwrap_err()
+                .to_string()
+                .contains("bad.html: 2")
         );
     }
 

@@ -105,6 +105,7 @@ pub fn build(root: &Path) -> Result<PathBuf> {
     }
     let dir = md.build_dir_for("html");
     checks::links(&dir)?;
+    checks::headings(&dir)?;
     Ok(dir)
 }
 
