@@ -19,6 +19,11 @@ const LISTING: &str = "// ANCHOR: good\nfn good() {}\n// ANCHOR_END: good\n";
 
 /// Writes a book whose only chapter is `chapter`, builds it, returns (success, stderr).
 fn build(summary: &str, chapter: &str) -> (bool, String) {
+    build_with(summary, chapter, &[])
+}
+
+/// The same, with extra files (path, text) such as records under data/.
+fn build_with(summary: &str, chapter: &str, extra: &[(&str, &str)]) -> (bool, String) {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     let write = |p: &str, text: &str| {
@@ -32,6 +37,9 @@ fn build(summary: &str, chapter: &str) -> (bool, String) {
     write("src/ch.md", chapter);
     write("src/other.md", "# Other\n\n## A section\n");
     write("listings/x/lib.rs", LISTING);
+    for (path, text) in extra {
+        write(path, text);
+    }
     let out = Command::new(env!("CARGO_BIN_EXE_book"))
         .arg("build")
         .current_dir(root)
@@ -95,4 +103,35 @@ fn broken_links_and_fragments_fail() {
         err.contains("no element with id `no-such-section`"),
         "{err}"
     );
+}
+
+#[test]
+fn a_corrupt_or_foreign_record_fails_the_build_and_names_the_file() {
+    let chapter = "# Ch\n\np99 was {{#measure value record=ch09-x case=1 variant=a metric=p99}}.\n";
+    let (ok, err) = build_with(
+        SUMMARY,
+        chapter,
+        &[("data/m/ch09-x.json", "{\"schema\": 1, \"chap")],
+    );
+    assert!(!ok);
+    assert!(
+        err.contains("data/m/ch09-x.json") && err.contains("not a valid record"),
+        "{err}"
+    );
+    assert!(err.contains("src/ch.md"), "names the chapter: {err}");
+
+    let (ok, err) = build_with(
+        SUMMARY,
+        chapter,
+        &[("data/m/ch09-x.json", "{\"schema\": 7}")],
+    );
+    assert!(!ok);
+    assert!(
+        err.contains("data/m/ch09-x.json") && err.contains("schema version 7"),
+        "{err}"
+    );
+
+    let (ok, err) = build_with(SUMMARY, chapter, &[]);
+    assert!(!ok);
+    assert!(err.contains("no record data/m/ch09-x.json"), "{err}");
 }
