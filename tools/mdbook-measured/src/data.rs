@@ -3,7 +3,7 @@
 use crate::Directive;
 use measure::record::{self, Record, Series};
 use std::cell::RefCell;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
@@ -21,6 +21,8 @@ pub const SELECTORS: &[&str] = &[
 pub struct Data {
     root: PathBuf,
     reference: String,
+    /// Display names for metrics (`[preprocessor.measure.metric-names]` in book.toml).
+    metric_names: BTreeMap<String, String>,
     cache: RefCell<HashMap<PathBuf, Rc<Record>>>,
     warnings: RefCell<BTreeSet<String>>,
 }
@@ -76,9 +78,30 @@ impl Data {
         Data {
             root: root.to_path_buf(),
             reference: reference.to_string(),
+            metric_names: BTreeMap::new(),
             cache: RefCell::new(HashMap::new()),
             warnings: RefCell::new(BTreeSet::new()),
         }
+    }
+
+    pub fn with_metric_names(mut self, names: BTreeMap<String, String>) -> Data {
+        self.metric_names = names;
+        self
+    }
+
+    /// How a value of `dim` is shown in a header or legend: variants as code, metrics by their
+    /// display name when book.toml gives one.
+    pub fn label(&self, dim: Dim, v: &str) -> String {
+        match dim {
+            Dim::Variant => format!("<code>{}</code>", crate::esc(v)),
+            Dim::Metric => crate::esc(self.metric_name(v)),
+            Dim::Case => crate::esc(v),
+        }
+    }
+
+    /// A metric's display name, as plain text.
+    pub fn metric_name<'a>(&'a self, metric: &'a str) -> &'a str {
+        self.metric_names.get(metric).map_or(metric, String::as_str)
     }
 
     pub fn reference(&self) -> &str {

@@ -47,7 +47,12 @@ impl Preprocessor for Measure {
                 "book.toml: [preprocessor.measure] needs `reference-machine = \"<folder under data/>\"`"
             );
         };
-        let data = Data::new(&ctx.root, &reference);
+        let names: BTreeMap<String, String> = ctx
+            .config
+            .get("preprocessor.measure.metric-names")
+            .map_err(|e| anyhow::anyhow!("book.toml: [preprocessor.measure.metric-names]: {e}"))?
+            .unwrap_or_default();
+        let data = Data::new(&ctx.root, &reference).with_metric_names(names);
         let mut errors = Vec::new();
         book.for_each_mut(|item| {
             if let BookItem::Chapter(ch) = item {
@@ -269,6 +274,18 @@ mod tests {
             d.check_keys(&["over.*"])
                 .unwrap_err()
                 .contains("over.color")
+        );
+    }
+
+    #[test]
+    fn metrics_are_shown_by_their_display_names() {
+        let names = BTreeMap::from([("over_10ms".to_string(), "over 10 ms".to_string())]);
+        let data = Data::new(Path::new("/nonexistent"), "m").with_metric_names(names);
+        assert_eq!(data.label(data::Dim::Metric, "over_10ms"), "over 10 ms");
+        assert_eq!(data.label(data::Dim::Metric, "p99"), "p99");
+        assert_eq!(
+            data.label(data::Dim::Variant, "inline"),
+            "<code>inline</code>"
         );
     }
 

@@ -114,20 +114,13 @@ fn coordinates<'a>(
     (pick(Dim::Case), pick(Dim::Variant), pick(Dim::Metric))
 }
 
-fn label(dim: Dim, v: &str) -> String {
-    match dim {
-        Dim::Variant => format!("<code>{}</code>", esc(v)),
-        _ => esc(v),
-    }
-}
-
 fn table(data: &Data, d: &Directive) -> Result<String, String> {
     d.check_keys(&with_select(&[
         "rows", "cols", "cases", "variants", "metrics", "caption", "label",
     ]))?;
     let r = data.resolve(d, false)?;
     let (rows, cols, fixed) = layout(d, "rows", "cols", Dim::Case, Dim::Variant)?;
-    let html = table_html(&r, d, rows, cols, fixed, d.get("caption"))?;
+    let html = table_html(data, &r, d, rows, cols, fixed, d.get("caption"))?;
     Ok(format!(
         "{html}\n{}\n",
         provenance(data, &r.record, &r.machine)
@@ -135,6 +128,7 @@ fn table(data: &Data, d: &Directive) -> Result<String, String> {
 }
 
 fn table_html(
+    data: &Data,
     r: &Resolved,
     d: &Directive,
     rows: Dim,
@@ -154,11 +148,11 @@ fn table_html(
     }
     html.push_str(&format!("<thead><tr><th>{}</th>", esc(&corner)));
     for c in &col_values {
-        html.push_str(&format!("<th>{}</th>", label(cols, c)));
+        html.push_str(&format!("<th>{}</th>", data.label(cols, c)));
     }
     html.push_str("</tr></thead><tbody>");
     for row in &row_values {
-        html.push_str(&format!("<tr><th>{}</th>", label(rows, row)));
+        html.push_str(&format!("<tr><th>{}</th>", data.label(rows, row)));
         for col in &col_values {
             let (case, variant, metric) = coordinates(rows, row, cols, col, fixed, &fixed_v);
             let cell = match r.series(Some(case), Some(variant), Some(metric)) {
@@ -229,14 +223,15 @@ fn chart(data: &Data, d: &Directive) -> Result<String, String> {
         // Cases are bare values ("2"); the legend names them ("burst 2").
         let legend = match series {
             Dim::Case => format!("{} {name}", d.get("label").unwrap_or("case")),
-            _ => name.clone(),
+            Dim::Metric => data.metric_name(name).to_string(),
+            Dim::Variant => name.clone(),
         };
         lines.push((legend, points));
     }
     let unit = unit.ok_or("no data to chart")?;
     let ylabel = d
         .get("ylabel")
-        .map_or_else(|| fixed_v.clone(), str::to_string);
+        .map_or_else(|| data.metric_name(&fixed_v).to_string(), str::to_string);
     let spec = ChartSpec {
         kind,
         log,
@@ -248,7 +243,7 @@ fn chart(data: &Data, d: &Directive) -> Result<String, String> {
         unit,
     };
     let svg = chart::render(&spec);
-    let table = table_html(&r, d, x, series, fixed, None)?;
+    let table = table_html(data, &r, d, x, series, fixed, None)?;
     Ok(format!(
         "<figure class=\"measure-figure\">{svg}<figcaption>{}</figcaption></figure>\n<details class=\"measure-data\"><summary>The numbers behind this chart</summary>{table}</details>\n{}\n",
         esc(caption),
