@@ -254,17 +254,26 @@ pub fn render(spec: &ChartSpec) -> String {
                 s.push_str("</g>");
             }
         }
-        // Legend.
+        // Legend: a line and dot for lines, a square for bars.
         let ly = TOP + 10.0 + k as f64 * 20.0;
+        let (x0, text_x) = (W - RIGHT + 14.0, W - RIGHT + 40.0);
+        let swatch = match spec.kind {
+            ChartKind::Line => format!(
+                "<line x1=\"{x0}\" x2=\"{}\" y1=\"{}\" y2=\"{}\"/><circle cx=\"{}\" cy=\"{}\" r=\"3.5\"/>",
+                x0 + 20.0,
+                f(ly),
+                f(ly),
+                x0 + 10.0,
+                f(ly)
+            ),
+            ChartKind::Bar => format!(
+                "<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"12\"/>",
+                x0 + 4.0,
+                f(ly - 6.0)
+            ),
+        };
         s.push_str(&format!(
-            "<g class=\"series {class}\"><line x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\"/><circle cx=\"{}\" cy=\"{}\" r=\"3.5\"/></g><text class=\"legend\" x=\"{}\" y=\"{}\" dominant-baseline=\"middle\">{}</text>",
-            W - RIGHT + 14.0,
-            W - RIGHT + 34.0,
-            f(ly),
-            f(ly),
-            W - RIGHT + 24.0,
-            f(ly),
-            W - RIGHT + 40.0,
+            "<g class=\"series {class}\">{swatch}</g><text class=\"legend\" x=\"{text_x}\" y=\"{}\" dominant-baseline=\"middle\">{}</text>",
             f(ly),
             esc(name)
         ));
@@ -320,7 +329,11 @@ mod tests {
     fn linear_axis_and_bars_on_request() {
         let svg = render(&spec(Some(false), ChartKind::Bar));
         assert!(!svg.contains("log scale"));
-        assert_eq!(svg.matches("<rect").count(), 5, "one bar per present point");
+        assert_eq!(
+            svg.matches("<rect").count(),
+            5 + 2,
+            "one bar per present point, one square per series"
+        );
         assert!(svg.contains(">0 µs<"));
     }
 
