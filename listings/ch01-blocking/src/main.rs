@@ -438,37 +438,36 @@ fn main() {
         p.bursts
     );
     let expected = Expected::new(&p);
-    let cells: Vec<Cell> = p
+    let (reps, seed) = (session.reps, session.seed);
+    let cells = p
         .bursts
         .iter()
-        .flat_map(|b| Variant::ALL.map(|v| Cell::new(b, v.name())))
-        .filter(|c| cli.selects(&c.case, &c.variant))
-        .collect();
-    let generator_cells: Vec<Cell> = GENERATOR_SPINS_US
+        .flat_map(|b| Variant::ALL.map(|v| Cell::new(b, v.name())));
+    let blocking = Runner::new("blocking", cells.collect(), reps, seed).selected(&cli);
+    let spins = GENERATOR_SPINS_US
         .iter()
-        .map(|spin| Cell::new(spin, "alone"))
-        .filter(|c| cli.selects(&c.case, &c.variant))
-        .collect();
-    if cells.is_empty() && generator_cells.is_empty() {
+        .map(|spin| Cell::new(spin, "alone"));
+    let generator = Runner::new("generator", spins.collect(), reps, seed).selected(&cli);
+    if blocking.cells.is_empty() && generator.cells.is_empty() {
         eprintln!(
             "error: --filter matched no case or variant (cases: {:?}, variants: inline, spawn_blocking, block_in_place, rayon_lane; generator: alone)",
             p.bursts
         );
         std::process::exit(2);
     }
-    let blocking = Runner::new("blocking", cells, session.reps, session.seed).run(|cell, _rep| {
-        let burst: u32 = cell.case.parse().expect("cases are burst sizes");
-        let variant = Variant::from_name(&cell.variant).expect("cells name known variants");
-        run_cell(&p, &expected, burst, variant)
-    });
-    let generator = Runner::new("generator", generator_cells, session.reps, session.seed)
-        .run(|cell, _rep| generator_alone(&p, cell.case.parse().expect("cases are spin margins")));
-    let series = match blocking.and_then(|mut s| {
-        generator.map(|g| {
-            s.extend(g);
-            s
+    let result = blocking
+        .run(|cell, _rep| {
+            let burst: u32 = cell.case.parse().expect("cases are burst sizes");
+            let variant = Variant::from_name(&cell.variant).expect("cells name known variants");
+            run_cell(&p, &expected, burst, variant)
         })
-    }) {
+        .and_then(|mut series| {
+            series.extend(generator.run(|cell, _rep| {
+                generator_alone(&p, cell.case.parse().expect("cases are spin margins"))
+            })?);
+            Ok(series)
+        });
+    let series = match result {
         Ok(s) => s,
         Err(e) => {
             eprintln!("error: {e}\nnothing was saved");

@@ -3,7 +3,7 @@
 use ch02_mutexes::*;
 use clap::Parser;
 use measure::report::Session;
-use measure::{Cell, Cli, LatencyHistogram, Measurement, Runner, Series, mix};
+use measure::{Cell, Cli, LatencyHistogram, Measurement, Runner, mix};
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -368,23 +368,6 @@ fn config(p: &Params, variant: &str) -> Result<Measurement, String> {
 /// Runs one cell of an experiment.
 type CellFn<'a> = Box<dyn FnMut(&Cell, u32) -> Result<Measurement, String> + 'a>;
 
-fn run(
-    runner: Runner,
-    cli: &Cli,
-    f: impl FnMut(&Cell, u32) -> Result<Measurement, String>,
-) -> Result<Vec<Series>, String> {
-    let cells: Vec<Cell> = runner
-        .cells
-        .iter()
-        .filter(|c| cli.selects(&c.case, &c.variant))
-        .cloned()
-        .collect();
-    if cells.is_empty() {
-        return Ok(Vec::new());
-    }
-    Runner { cells, ..runner }.run(f)
-}
-
 fn main() {
     let cli = Cli::parse();
     measure::assert_optimised!(cli);
@@ -464,7 +447,7 @@ fn main() {
     ];
     let mut series = Vec::new();
     for (runner, f) in experiments {
-        match run(runner, &cli, f) {
+        match runner.selected(&cli).run(f) {
             Ok(s) => series.extend(s),
             Err(e) => {
                 eprintln!("error: {e}\nnothing was saved");
