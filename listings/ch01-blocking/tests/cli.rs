@@ -79,13 +79,23 @@ fn an_interrupted_run_leaves_the_stored_record_as_it_was() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("ch01-blocking.json");
     std::fs::write(&out, "the previous record").unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ch01-blocking"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_ch01-blocking"));
+    command
         .args(["--quick", "--out"])
         .arg(&out)
         .stderr(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+        .stdout(std::process::Stdio::null());
+    // A shell without job control starts background jobs with SIGINT ignored, and children
+    // inherit that; give the listing the default, as a terminal would.
+    // SAFETY: signal(2) is async-signal-safe, as pre_exec requires.
+    unsafe {
+        use std::os::unix::process::CommandExt;
+        command.pre_exec(|| {
+            libc::signal(libc::SIGINT, libc::SIG_DFL);
+            Ok(())
+        });
+    }
+    let mut child = command.spawn().unwrap();
     // Ctrl-C while it measures: the record is written only after the last run, atomically.
     std::thread::sleep(std::time::Duration::from_millis(500));
     // SAFETY: kill(2) on our own child's pid.
