@@ -164,6 +164,25 @@ impl Data {
         out
     }
 
+    /// Resolves only the record (for kinds that describe a whole record).
+    pub fn resolve_record_only(&self, d: &Directive) -> Result<Resolved, String> {
+        let name = d
+            .get("record")
+            .ok_or("missing `record=<chapter>` (e.g. record=ch01-blocking)")?;
+        let machine = d
+            .get("machine")
+            .map_or_else(|| self.reference().to_string(), str::to_string);
+        let record = self.record(&machine, name)?;
+        Ok(Resolved {
+            record,
+            machine,
+            experiment: String::new(),
+            case: None,
+            variant: None,
+            metric: None,
+        })
+    }
+
     /// Resolves the selectors of `d`; with `over`, `over.KEY` takes precedence over `KEY`.
     pub fn resolve(&self, d: &Directive, over: bool) -> Result<Resolved, String> {
         let get = |key: &str| {

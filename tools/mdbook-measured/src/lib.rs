@@ -209,41 +209,11 @@ pub(crate) fn esc(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
-/// The repository's Cargo.lock as (name, version) pairs. Where the lock holds two versions of a
-/// crate (one for us, one for a dependency), the one the workspace's own packages use wins.
+/// The repository's Cargo.lock as (name, version) pairs (see `measure::lockfile`).
 pub fn locked_versions(root: &Path) -> Result<BTreeMap<String, String>, String> {
     let path = root.join("Cargo.lock");
     let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let doc: toml::Table = text
-        .parse()
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    let packages = doc
-        .get("package")
-        .and_then(|p| p.as_array())
-        .cloned()
-        .unwrap_or_default();
-    let field =
-        |p: &toml::Value, key: &str| p.get(key).and_then(|v| v.as_str()).map(str::to_string);
-    let mut out = BTreeMap::new();
-    for p in &packages {
-        if let (Some(n), Some(v)) = (field(p, "name"), field(p, "version")) {
-            out.entry(n).or_insert(v);
-        }
-    }
-    // The workspace's packages have no `source`; their dependency lists name a version only
-    // where the lock holds several ("parking_lot 0.13.0").
-    let ours = packages.iter().filter(|p| p.get("source").is_none());
-    for dep in ours.flat_map(|p| {
-        p.get("dependencies")
-            .and_then(|d| d.as_array())
-            .cloned()
-            .unwrap_or_default()
-    }) {
-        if let Some((n, v)) = dep.as_str().and_then(|d| d.split_once(' ')) {
-            out.insert(n.to_string(), v.to_string());
-        }
-    }
-    Ok(out)
+    Ok(measure::lockfile::versions(&text))
 }
 
 #[cfg(test)]
@@ -287,36 +257,6 @@ mod tests {
             data.label(data::Dim::Variant, "inline"),
             "<code>inline</code>"
         );
-    }
-
-    #[test]
-    fn the_workspace_version_wins_when_the_lock_holds_two() {
-        let dir = tempfile::tempdir().unwrap();
-        let lock = r#"
-[[package]]
-name = "ch99"
-version = "0.1.0"
-dependencies = ["parking_lot 0.13.0", "tokio"]
-
-[[package]]
-name = "parking_lot"
-version = "0.12.5"
-source = "registry+https://github.com/rust-lang/crates.io-index"
-
-[[package]]
-name = "parking_lot"
-version = "0.13.0"
-source = "registry+https://github.com/rust-lang/crates.io-index"
-
-[[package]]
-name = "tokio"
-version = "1.54.1"
-source = "registry+https://github.com/rust-lang/crates.io-index"
-"#;
-        std::fs::write(dir.path().join("Cargo.lock"), lock).unwrap();
-        let v = locked_versions(dir.path()).unwrap();
-        assert_eq!(v["parking_lot"], "0.13.0");
-        assert_eq!(v["tokio"], "1.54.1");
     }
 
     #[test]

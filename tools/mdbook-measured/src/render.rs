@@ -4,7 +4,7 @@ use crate::chart::{self, ChartKind, ChartSpec, Point};
 use crate::data::{Data, Dim, Resolved, SELECTORS, list};
 use crate::{Directive, esc, locked_versions};
 use measure::record::Record;
-use measure::report::{format_value, sig3};
+use measure::report::{format_value, seconds, sig3};
 
 pub fn render(data: &Data, d: &Directive) -> Result<String, String> {
     match d.kind.as_str() {
@@ -286,17 +286,6 @@ fn ratio(data: &Data, d: &Directive) -> Result<String, String> {
     Ok(format!("{}×", sig3(top / bottom)))
 }
 
-/// A time in seconds, if `unit` is a unit of time.
-fn seconds(v: f64, unit: &str) -> Option<f64> {
-    match unit {
-        "ns" => Some(v * 1e-9),
-        "us" | "µs" => Some(v * 1e-6),
-        "ms" => Some(v * 1e-3),
-        "s" => Some(v),
-        _ => None,
-    }
-}
-
 fn param(data: &Data, d: &Directive) -> Result<String, String> {
     d.check_keys(&["record", "machine", "name", "format"])?;
     let r = data.resolve_record_only(d)?;
@@ -457,25 +446,4 @@ fn versions(data: &Data, d: &Directive) -> Result<String, String> {
     }
     html.push_str("</tbody></table>\n");
     Ok(html)
-}
-
-impl Data {
-    /// Resolves only the record (for kinds that describe a whole record).
-    pub fn resolve_record_only(&self, d: &Directive) -> Result<Resolved, String> {
-        let name = d
-            .get("record")
-            .ok_or("missing `record=<chapter>` (e.g. record=ch01-blocking)")?;
-        let machine = d
-            .get("machine")
-            .map_or_else(|| self.reference().to_string(), str::to_string);
-        let record = self.record(&machine, name)?;
-        Ok(Resolved {
-            record,
-            machine,
-            experiment: String::new(),
-            case: None,
-            variant: None,
-            metric: None,
-        })
-    }
 }

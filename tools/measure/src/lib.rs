@@ -9,6 +9,7 @@
 pub mod checksum;
 pub mod cli;
 pub mod loadgen;
+pub mod lockfile;
 pub mod record;
 pub mod report;
 pub mod runner;

@@ -310,8 +310,7 @@ pub fn git_commit(root: &Path, listing_dir: &Path) -> String {
     }
 }
 
-/// Versions of `names` in the workspace's Cargo.lock (as built; where the lock holds two versions
-/// of a crate, the one the workspace uses).
+/// Versions of `names` in the workspace's Cargo.lock as built (see [`crate::lockfile`]).
 pub fn locked_versions(names: &[&str]) -> BTreeMap<String, String> {
     env!("MEASURE_LOCKED")
         .split(',')

@@ -312,14 +312,7 @@ fn align(lines: &[Vec<String>]) -> String {
 /// Formats a value for a human: times scale to ns, µs, ms or s; sizes to B, KiB, MiB; rates get
 /// thousands separators; about three significant digits.
 pub fn format_value(value: f64, unit: &str) -> String {
-    let seconds = match unit {
-        "ns" => Some(value * 1e-9),
-        "us" | "µs" => Some(value * 1e-6),
-        "ms" => Some(value * 1e-3),
-        "s" => Some(value),
-        _ => None,
-    };
-    if let Some(s) = seconds {
+    if let Some(s) = seconds(value, unit) {
         let a = s.abs();
         let (v, u) = if a == 0.0 {
             (0.0, "µs")
@@ -350,6 +343,17 @@ pub fn format_value(value: f64, unit: &str) -> String {
         "x" | "×" => format!("{}×", sig3(value)),
         "" | "count" => sig3(value),
         other => format!("{} {other}", sig3(value)),
+    }
+}
+
+/// A time in seconds, if `unit` is a unit of time.
+pub fn seconds(value: f64, unit: &str) -> Option<f64> {
+    match unit {
+        "ns" => Some(value * 1e-9),
+        "us" | "µs" => Some(value * 1e-6),
+        "ms" => Some(value * 1e-3),
+        "s" => Some(value),
+        _ => None,
     }
 }
 
