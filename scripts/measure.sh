@@ -31,4 +31,10 @@ for dir in "${listings[@]}"; do
         status=1
     fi
 done
+machine=$(cargo run -q -p ch01-blocking -- --print-machine "${args[@]}" 2>/dev/null | tail -n 1)
+if [ ${#mode[@]} -gt 0 ] && [ -n "$machine" ]; then
+    echo
+    echo "Read the book with these figures, and see which of its claims held here:"
+    echo "  cargo run -p book -- serve --machine $machine"
+fi
 exit $status

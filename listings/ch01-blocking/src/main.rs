@@ -4,38 +4,37 @@
 //! `cargo run -p ch01-blocking -- --help` lists the flags.
 
 use ch01_blocking::{Variant, burn, heavy_request, light_request, tick_lag_probe};
-use clap::Parser;
 use measure::loadgen::{Arrival, OpenLoop, fixed_rate, measure_alone};
-use measure::report::Session;
-use measure::{Cell, Checksum, Cli, LatencyHistogram, Measurement, Runner};
-use serde_json::json;
-use std::collections::BTreeMap;
-use std::path::Path;
+use measure::{Cell, Chapter, Checksum, Cli, Experiment, Harness, LatencyHistogram, Measurement};
+use serde::Serialize;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 use tokio_metrics::TaskMonitor;
 
-/// The experiment's parameters, chosen for this machine (see `Params::for_machine`).
-#[derive(Clone, Debug)]
+/// The experiment's setup, chosen for this machine (see `Params::for_machine`); the record keeps
+/// it, and a reader's run is compared with the book's only where it matches.
+#[derive(Clone, Debug, Serialize)]
 struct Params {
-    cores: u32,
     workers: u32,
     lane_threads: u32,
-    light_cost: Duration,
-    heavy_cost: Duration,
+    light_cost_us: u64,
+    heavy_cost_ms: u64,
     /// Share of the workers' capacity the light requests use.
     light_load: f64,
     /// Share of the workers' capacity the heavy jobs would use if they ran on the workers.
     heavy_load: f64,
-    warmup: Duration,
-    window: Duration,
+    light_rate_per_s: f64,
+    heavy_rate_per_s: f64,
+    warmup_ms: u64,
+    window_ms: u64,
     bursts: Vec<u32>,
-    light_rounds: u64,
-    heavy_rounds: u64,
-    probe_period: Duration,
-    slow_poll: Duration,
-    spin: Duration,
+    probe_period_ms: u64,
+    slow_poll_threshold_ms: u64,
+    generator_spin_us: u64,
+    /// Rounds of `burn` per microsecond, calibrated here (kept among the derived values).
+    #[serde(skip)]
+    rounds_per_us: f64,
 }
 
 impl Params {
@@ -43,69 +42,48 @@ impl Params {
     /// work the fixes move off the workers. Offered load scales with the worker count.
     fn for_machine(cli: &Cli, cores: u32, rounds_per_us: f64) -> Params {
         let workers = cli.workers.unwrap_or((cores / 2).max(1));
-        let lane_threads = cores.saturating_sub(workers + 1).max(1);
-        let light_cost = Duration::from_micros(40);
-        let heavy_cost = Duration::from_millis(30);
-        let bursts = if cli.quick {
-            vec![0, workers]
-        } else {
-            burst_sweep(workers)
-        };
+        let (light_cost_us, heavy_cost_ms) = (40, 30);
+        let (light_load, heavy_load) = (0.10, 0.25);
         Params {
-            cores,
             workers,
-            lane_threads,
-            light_cost,
-            heavy_cost,
-            light_load: 0.10,
-            heavy_load: 0.25,
-            warmup: Duration::from_millis(if cli.quick { 100 } else { 300 }),
-            window: Duration::from_millis(if cli.quick { 600 } else { 2500 }),
-            bursts,
-            light_rounds: (light_cost.as_secs_f64() * 1e6 * rounds_per_us) as u64,
-            heavy_rounds: (heavy_cost.as_secs_f64() * 1e6 * rounds_per_us) as u64,
-            probe_period: Duration::from_millis(10),
-            slow_poll: Duration::from_millis(1),
-            spin: Duration::from_micros(100),
+            lane_threads: cores.saturating_sub(workers + 1).max(1),
+            light_cost_us,
+            heavy_cost_ms,
+            light_load,
+            heavy_load,
+            light_rate_per_s: light_load * f64::from(workers) * 1e6 / light_cost_us as f64,
+            heavy_rate_per_s: heavy_load * f64::from(workers) * 1e3 / heavy_cost_ms as f64,
+            warmup_ms: if cli.quick { 100 } else { 300 },
+            window_ms: if cli.quick { 600 } else { 2500 },
+            bursts: if cli.quick {
+                vec![0, workers]
+            } else {
+                burst_sweep(workers)
+            },
+            probe_period_ms: 10,
+            slow_poll_threshold_ms: 1,
+            generator_spin_us: 100,
+            rounds_per_us,
         }
     }
 
-    /// Light requests per second: `light_load` of the workers' capacity.
-    fn light_rate(&self) -> f64 {
-        self.light_load * f64::from(self.workers) / self.light_cost.as_secs_f64()
+    fn light_cost(&self) -> Duration {
+        Duration::from_micros(self.light_cost_us)
     }
-
-    /// Heavy jobs per second, the same at every burst size: only their grouping changes.
-    fn heavy_rate(&self) -> f64 {
-        self.heavy_load * f64::from(self.workers) / self.heavy_cost.as_secs_f64()
+    fn heavy_cost(&self) -> Duration {
+        Duration::from_millis(self.heavy_cost_ms)
     }
-
-    fn as_record(&self) -> BTreeMap<String, serde_json::Value> {
-        BTreeMap::from([
-            ("cores".into(), json!(self.cores)),
-            ("workers".into(), json!(self.workers)),
-            ("lane_threads".into(), json!(self.lane_threads)),
-            ("light_cost_us".into(), json!(self.light_cost.as_micros())),
-            ("heavy_cost_ms".into(), json!(self.heavy_cost.as_millis())),
-            ("light_load".into(), json!(self.light_load)),
-            ("heavy_load".into(), json!(self.heavy_load)),
-            ("light_rate_per_s".into(), json!(self.light_rate())),
-            ("heavy_rate_per_s".into(), json!(self.heavy_rate())),
-            ("warmup_ms".into(), json!(self.warmup.as_millis())),
-            ("window_ms".into(), json!(self.window.as_millis())),
-            ("bursts".into(), json!(self.bursts)),
-            ("light_rounds".into(), json!(self.light_rounds)),
-            ("heavy_rounds".into(), json!(self.heavy_rounds)),
-            (
-                "probe_period_ms".into(),
-                json!(self.probe_period.as_millis()),
-            ),
-            (
-                "slow_poll_threshold_ms".into(),
-                json!(self.slow_poll.as_millis()),
-            ),
-            ("generator_spin_us".into(), json!(self.spin.as_micros())),
-        ])
+    fn warmup(&self) -> Duration {
+        Duration::from_millis(self.warmup_ms)
+    }
+    fn window(&self) -> Duration {
+        Duration::from_millis(self.window_ms)
+    }
+    fn light_rounds(&self) -> u64 {
+        (self.light_cost().as_secs_f64() * 1e6 * self.rounds_per_us) as u64
+    }
+    fn heavy_rounds(&self) -> u64 {
+        (self.heavy_cost().as_secs_f64() * 1e6 * self.rounds_per_us) as u64
     }
 }
 
@@ -161,8 +139,12 @@ struct Expected {
 impl Expected {
     fn new(p: &Params) -> Expected {
         Expected {
-            light: (0..LIGHT_SEEDS).map(|s| burn(p.light_rounds, s)).collect(),
-            heavy: (0..HEAVY_SEEDS).map(|s| burn(p.heavy_rounds, s)).collect(),
+            light: (0..LIGHT_SEEDS)
+                .map(|s| burn(p.light_rounds(), s))
+                .collect(),
+            heavy: (0..HEAVY_SEEDS)
+                .map(|s| burn(p.heavy_rounds(), s))
+                .collect(),
         }
     }
 }
@@ -170,9 +152,9 @@ impl Expected {
 /// The arrivals of one run: light requests at a fixed rate for warm-up plus window, heavy jobs
 /// in bursts of `burst` spread evenly over the window.
 fn schedule(p: &Params, burst: u32) -> Vec<Arrival<Job>> {
-    let total = p.warmup + p.window;
-    let light_count = (p.light_rate() * total.as_secs_f64()).round() as usize;
-    let mut arrivals = fixed_rate(p.light_rate(), Duration::ZERO, light_count, ());
+    let total = p.warmup() + p.window();
+    let light_count = (p.light_rate_per_s * total.as_secs_f64()).round() as usize;
+    let mut arrivals = fixed_rate(p.light_rate_per_s, Duration::ZERO, light_count, ());
     let mut jobs: Vec<Arrival<Job>> = arrivals
         .drain(..)
         .enumerate()
@@ -182,9 +164,9 @@ fn schedule(p: &Params, burst: u32) -> Vec<Arrival<Job>> {
         })
         .collect();
     if burst > 0 {
-        let burst_rate = p.heavy_rate() / f64::from(burst);
-        let bursts = (burst_rate * p.window.as_secs_f64()).round().max(1.0) as usize;
-        let first = p.warmup + Duration::from_secs_f64(0.5 / burst_rate);
+        let burst_rate = p.heavy_rate_per_s / f64::from(burst);
+        let bursts = (burst_rate * p.window().as_secs_f64()).round().max(1.0) as usize;
+        let first = p.warmup() + Duration::from_secs_f64(0.5 / burst_rate);
         let mut heavy_id = 0;
         for b in fixed_rate(burst_rate, first, bursts, ()) {
             for _ in 0..burst {
@@ -230,20 +212,27 @@ fn run_cell(
     // ANCHOR: task_monitors
     // Spot it: tokio-metrics counts polls slower than the threshold, and how long each light
     // request waited for its first poll after it was spawned.
-    let heavy_monitor = TaskMonitor::with_slow_poll_threshold(p.slow_poll);
+    let heavy_monitor =
+        TaskMonitor::with_slow_poll_threshold(Duration::from_millis(p.slow_poll_threshold_ms));
     let light_monitor = TaskMonitor::new();
     // ANCHOR_END: task_monitors
 
     let stop = Arc::new(AtomicBool::new(false));
-    let probe = rt.spawn(tick_lag_probe(p.probe_period, stop.clone()));
+    let probe = rt.spawn(tick_lag_probe(
+        Duration::from_millis(p.probe_period_ms),
+        stop.clone(),
+    ));
     let mut heavy_tasks = Vec::new();
     let mut light_tasks = Vec::with_capacity(light_total);
-    let (light_rounds, heavy_rounds) = (p.light_rounds, p.heavy_rounds);
+    let (light_rounds, heavy_rounds) = (p.light_rounds(), p.heavy_rounds());
     let start = Instant::now() + Duration::from_millis(20);
     // ANCHOR: open_loop
     // Each request is spawned at its scheduled time, whatever the runtime is doing, and its
     // latency is counted from that time: a stalled runtime cannot hide its queue.
-    let generator = OpenLoop { spin: p.spin }.run(start, &jobs, |job, scheduled| match *job {
+    let generator = OpenLoop {
+        spin: Duration::from_micros(p.generator_spin_us),
+    }
+    .run(start, &jobs, |job, scheduled| match *job {
         Job::Light(id) => {
             let (lat, sum) = (light_latency.clone(), light_sum.clone());
             light_tasks.push(rt.spawn(light_monitor.instrument(async move {
@@ -329,7 +318,7 @@ fn metrics(p: &Params, o: &Outcome) -> Measurement {
     let mut hist = LatencyHistogram::new();
     for job in o.jobs {
         match job.what {
-            Job::Light(id) if job.at >= p.warmup => {
+            Job::Light(id) if job.at >= p.warmup() => {
                 let ns = o.light_latency[id as usize].load(Ordering::Relaxed);
                 hist.record(Duration::from_nanos(ns));
             }
@@ -357,12 +346,13 @@ fn metrics(p: &Params, o: &Outcome) -> Measurement {
             100.0 * hist.share_above(Duration::from_millis(10)),
         )
         .push("heavy_job", "ms", heavy_median)
-        .push("offered_rate", "req/s", measured / p.window.as_secs_f64())
+        .push("offered_rate", "req/s", measured / p.window().as_secs_f64())
         .push(
             "achieved_rate",
             "req/s",
             measured
-                / (o.drained.as_secs_f64() - p.warmup.as_secs_f64()).max(p.window.as_secs_f64()),
+                / (o.drained.as_secs_f64() - p.warmup().as_secs_f64())
+                    .max(p.window().as_secs_f64()),
         )
         .push("tick_lag_max", "ns", o.tick_lag.as_nanos() as f64)
         .push(
@@ -390,12 +380,12 @@ const GENERATOR_SPINS_US: [u64; 5] = [0, 25, 50, 100, 200];
 
 /// The generator alone at this chapter's light rate: the floor under every latency it measures.
 fn generator_alone(p: &Params, spin_us: u64) -> Result<Measurement, String> {
-    let length = if p.window > Duration::from_secs(1) {
+    let length = if p.window() > Duration::from_secs(1) {
         Duration::from_secs(1)
     } else {
-        p.window / 2
+        p.window() / 2
     };
-    let report = measure_alone(p.light_rate(), length, Duration::from_micros(spin_us));
+    let report = measure_alone(p.light_rate_per_s, length, Duration::from_micros(spin_us));
     let mut m = Measurement::new();
     m.push("error_p50", "ns", report.timing_error.p50_ns())
         .push("error_p99", "ns", report.timing_error.p99_ns())
@@ -404,19 +394,17 @@ fn generator_alone(p: &Params, spin_us: u64) -> Result<Measurement, String> {
     Ok(m)
 }
 
-fn main() {
-    let cli = Cli::parse();
-    measure::assert_optimised!(cli);
-    let listing_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut session = Session::start(
-        cli.clone(),
-        "ch01-blocking",
-        "Blocking the runtime",
-        listing_dir,
-        5,
-        &["tokio", "rayon", "tokio-metrics", "hdrhistogram"],
-    );
-    session.show(&[
+const CHAPTER: Chapter = Chapter {
+    name: "ch01-blocking",
+    title: "Blocking the runtime",
+    about: "Light requests arrive open loop at a fixed rate while heavy CPU jobs arrive in bursts of 0 \
+            to twice the worker count; the heavy work runs inline on a worker, in spawn_blocking, in \
+            block_in_place or on a Rayon lane. Reports the light requests' latency from their \
+            scheduled arrival (p50 to max), the heavy jobs' time, a tick-lag probe and tokio-metrics.",
+    full_run: "about 4 minutes",
+    listing_dir: env!("CARGO_MANIFEST_DIR"),
+    crates: &["tokio", "rayon", "tokio-metrics", "hdrhistogram"],
+    headline: &[
         "p50",
         "p99",
         "p99.9",
@@ -424,60 +412,47 @@ fn main() {
         "over_10ms",
         "heavy_job",
         "tick_lag_max",
-    ]);
+        "gen_error_p99",
+    ],
+    full_reps: 5,
+};
+
+fn main() {
+    let mut h = Harness::start(CHAPTER);
     let rounds_per_us = calibrate();
-    let p = Params::for_machine(&cli, session.machine.available_parallelism, rounds_per_us);
+    let p = Params::for_machine(h.cli(), h.cores(), rounds_per_us);
     eprintln!(
         "{} Tokio worker(s), {}-thread compute lane; light {:.0} req/s of {} µs, heavy {:.1} jobs/s of {} ms; bursts {:?}",
         p.workers,
         p.lane_threads,
-        p.light_rate(),
-        p.light_cost.as_micros(),
-        p.heavy_rate(),
-        p.heavy_cost.as_millis(),
+        p.light_rate_per_s,
+        p.light_cost_us,
+        p.heavy_rate_per_s,
+        p.heavy_cost_ms,
         p.bursts
     );
+    h.params(&p);
+    h.derived("calibrated_rounds_per_us", rounds_per_us);
+    h.derived("light_rounds", p.light_rounds());
+    h.derived("heavy_rounds", p.heavy_rounds());
+
     let expected = Expected::new(&p);
-    let (reps, seed) = (session.reps, session.seed);
     let cells = p
         .bursts
         .iter()
         .flat_map(|b| Variant::ALL.map(|v| Cell::new(b, v.name())));
-    let blocking = Runner::new("blocking", cells.collect(), reps, seed).selected(&cli);
     let spins = GENERATOR_SPINS_US
         .iter()
         .map(|spin| Cell::new(spin, "alone"));
-    let generator = Runner::new("generator", spins.collect(), reps, seed).selected(&cli);
-    if blocking.cells.is_empty() && generator.cells.is_empty() {
-        eprintln!(
-            "error: --filter matched no case or variant (cases: {:?}, variants: inline, spawn_blocking, block_in_place, rayon_lane; generator: alone)",
-            p.bursts
-        );
-        std::process::exit(2);
-    }
-    let result = blocking
-        .run(|cell, _rep| {
+    h.run(vec![
+        Experiment::new("blocking", cells.collect(), |cell, _rep| {
             let burst: u32 = cell.case.parse().expect("cases are burst sizes");
             let variant = Variant::from_name(&cell.variant).expect("cells name known variants");
             run_cell(&p, &expected, burst, variant)
+        }),
+        Experiment::new("generator", spins.collect(), |cell, _rep| {
+            generator_alone(&p, cell.case.parse().expect("cases are spin margins"))
         })
-        .and_then(|mut series| {
-            series.extend(generator.run(|cell, _rep| {
-                generator_alone(&p, cell.case.parse().expect("cases are spin margins"))
-            })?);
-            Ok(series)
-        });
-    let series = match result {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("error: {e}\nnothing was saved");
-            std::process::exit(1);
-        }
-    };
-    let mut params = p.as_record();
-    params.insert("calibrated_rounds_per_us".into(), json!(rounds_per_us));
-    if let Err(e) = session.finish(params, series) {
-        eprintln!("error: {e}");
-        std::process::exit(1);
-    }
+        .shaped_by(&["light_rate_per_s", "window_ms"]),
+    ]);
 }

@@ -1,22 +1,19 @@
 //! The experiments of Chapter 2. `cargo run -p ch02-mutexes -- --help` lists the flags.
 
 use ch02_mutexes::*;
-use clap::Parser;
-use measure::report::Session;
-use measure::{Cell, Cli, LatencyHistogram, Measurement, Runner, mix};
-use serde_json::json;
-use std::collections::BTreeMap;
-use std::path::Path;
+use measure::{Cell, Chapter, Cli, Experiment, Harness, LatencyHistogram, Measurement, mix};
+use serde::Serialize;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-/// Parameters, chosen for the mechanism and scaled to this machine (see `Params::new`).
+/// The setup, chosen for the mechanism and scaled to this machine (see `Params::new`).
+#[derive(Serialize)]
 struct Params {
     cores: u32,
     /// Tokio workers for the async experiments: every core, as a service would run.
     workers: u32,
-    upstream_latency: Duration,
+    upstream_latency_ms: u64,
     held_calls: u32,
     timer_samples: u32,
     worker_sweep: Vec<u32>,
@@ -28,7 +25,7 @@ struct Params {
     keys: u64,
     config_readers: u32,
     config_writes_per_s: u32,
-    config_window: Duration,
+    config_window_ms: u64,
 }
 
 impl Params {
@@ -42,7 +39,7 @@ impl Params {
         Params {
             cores,
             workers,
-            upstream_latency: Duration::from_millis(2),
+            upstream_latency_ms: 2,
             held_calls: if quick { 50 } else { 500 },
             timer_samples: if quick { 20 } else { 100 },
             worker_sweep,
@@ -55,40 +52,16 @@ impl Params {
             keys: 10_000,
             config_readers: cores,
             config_writes_per_s: 100,
-            config_window: Duration::from_millis(if quick { 50 } else { 1000 }),
+            config_window_ms: if quick { 50 } else { 1000 },
         }
     }
 
-    fn as_record(&self) -> BTreeMap<String, serde_json::Value> {
-        BTreeMap::from([
-            ("cores".into(), json!(self.cores)),
-            ("workers".into(), json!(self.workers)),
-            (
-                "upstream_latency_ms".into(),
-                json!(self.upstream_latency.as_millis()),
-            ),
-            ("held_calls".into(), json!(self.held_calls)),
-            ("timer_samples".into(), json!(self.timer_samples)),
-            ("worker_sweep".into(), json!(self.worker_sweep)),
-            ("tasks".into(), json!(self.tasks)),
-            ("updates_per_task".into(), json!(self.updates_per_task)),
-            ("contention_threads".into(), json!(self.contention_threads)),
-            (
-                "increments_per_thread".into(),
-                json!(self.increments_per_thread),
-            ),
-            ("shard_counts".into(), json!(self.shard_counts)),
-            ("keys".into(), json!(self.keys)),
-            ("config_readers".into(), json!(self.config_readers)),
-            (
-                "config_writes_per_s".into(),
-                json!(self.config_writes_per_s),
-            ),
-            (
-                "config_window_ms".into(),
-                json!(self.config_window.as_millis()),
-            ),
-        ])
+    fn upstream_latency(&self) -> Duration {
+        Duration::from_millis(self.upstream_latency_ms)
+    }
+
+    fn config_window(&self) -> Duration {
+        Duration::from_millis(self.config_window_ms)
     }
 }
 
@@ -137,7 +110,7 @@ fn timer(p: &Params, requested_us: u64, variant: &str) -> Result<Measurement, St
 /// 2 ms upstream call, with the guard held across the call or scoped before it.
 fn guard_across_await(p: &Params, variant: &str) -> Result<Measurement, String> {
     let rt = runtime(p.workers)?;
-    let (precise, thread) = PreciseUpstream::start(p.upstream_latency);
+    let (precise, thread) = PreciseUpstream::start(p.upstream_latency());
     let upstream = Upstream::Precise(precise);
     let visits = Arc::new(Visits::default());
     let held = variant == "held";
@@ -338,7 +311,7 @@ fn config(p: &Params, variant: &str) -> Result<Measurement, String> {
             })
             .collect();
         let period = Duration::from_secs(1) / p.config_writes_per_s;
-        let end = Instant::now() + p.config_window;
+        let end = Instant::now() + p.config_window();
         while Instant::now() < end {
             std::thread::sleep(period);
             writes += 1;
@@ -360,26 +333,23 @@ fn config(p: &Params, variant: &str) -> Result<Measurement, String> {
     m.push(
         "reads_per_s",
         "reads/s",
-        reads as f64 / p.config_window.as_secs_f64(),
+        reads as f64 / p.config_window().as_secs_f64(),
     );
     Ok(m)
 }
 
-/// Runs one cell of an experiment.
-type CellFn<'a> = Box<dyn FnMut(&Cell, u32) -> Result<Measurement, String> + 'a>;
-
-fn main() {
-    let cli = Cli::parse();
-    measure::assert_optimised!(cli);
-    let mut session = Session::start(
-        cli.clone(),
-        "ch02-mutexes",
-        "Mutexes",
-        Path::new(env!("CARGO_MANIFEST_DIR")),
-        5,
-        &["tokio", "parking_lot", "arc-swap", "hdrhistogram"],
-    );
-    session.show(&[
+const CHAPTER: Chapter = Chapter {
+    name: "ch02-mutexes",
+    title: "Mutexes",
+    about: "Four experiments on locks in async code: a tokio::sync::Mutex guard held across a 2 ms \
+            upstream call or scoped before it; tokio, std and parking_lot mutexes (and an atomic) with \
+            no .await under the lock, from one worker to every core; one lock against sharded locks \
+            under contention; and read-mostly configuration behind RwLock, arc-swap and watch. Also \
+            measures Tokio's timer, which decides how the upstream call is modelled.",
+    full_run: "about a minute",
+    listing_dir: env!("CARGO_MANIFEST_DIR"),
+    crates: &["tokio", "parking_lot", "arc-swap", "hdrhistogram"],
+    headline: &[
         "actual_p50",
         "actual_p99",
         "wall",
@@ -388,9 +358,14 @@ fn main() {
         "waiting",
         "acquire_p99.9",
         "reads_per_s",
-    ]);
-    let p = Params::new(&cli, session.machine.available_parallelism);
-    let (reps, seed) = (session.reps, session.seed);
+    ],
+    full_reps: 5,
+};
+
+fn main() {
+    let mut h = Harness::start(CHAPTER);
+    let p = Params::new(h.cli(), h.cores());
+    h.params(&p);
     let cells = |cases: Vec<String>, variants: &[&str]| -> Vec<Cell> {
         cases
             .iter()
@@ -400,67 +375,42 @@ fn main() {
     let timer_cases = vec!["50".to_string(), "1000".into(), "2000".into()];
     let workers: Vec<String> = p.worker_sweep.iter().map(|w| w.to_string()).collect();
     let shards: Vec<String> = p.shard_counts.iter().map(|s| s.to_string()).collect();
-    let experiments: Vec<(Runner, CellFn)> = vec![
-        (
-            Runner::new(
-                "timer",
-                cells(timer_cases, &["tokio_sleep", "precise_upstream"]),
-                reps,
-                seed,
+    h.run(vec![
+        Experiment::new(
+            "timer",
+            cells(timer_cases, &["tokio_sleep", "precise_upstream"]),
+            |c, _| timer(&p, c.case.parse().expect("delays in µs"), &c.variant),
+        )
+        .shaped_by(&["timer_samples", "workers"]),
+        Experiment::new(
+            "guard_across_await",
+            cells(vec![p.held_calls.to_string()], &["held", "scoped"]),
+            |c, _| guard_across_await(&p, &c.variant),
+        )
+        .shaped_by(&["held_calls", "upstream_latency_ms", "workers"]),
+        Experiment::new(
+            "which_mutex",
+            cells(workers, &["tokio", "std", "parking_lot", "atomic"]),
+            |c, _| which_mutex(&p, c.case.parse().expect("worker counts"), &c.variant),
+        )
+        .shaped_by(&["tasks", "updates_per_task", "worker_sweep"]),
+        Experiment::new("sharding", cells(shards, &["std_mutex"]), |c, _| {
+            sharding(&p, c.case.parse().expect("shard counts"))
+        })
+        .shaped_by(&[
+            "contention_threads",
+            "increments_per_thread",
+            "shard_counts",
+            "keys",
+        ]),
+        Experiment::new(
+            "config",
+            cells(
+                vec![p.config_readers.to_string()],
+                &["rwlock", "arc_swap", "watch"],
             ),
-            Box::new(|c, _| timer(&p, c.case.parse().expect("delays in µs"), &c.variant)),
-        ),
-        (
-            Runner::new(
-                "guard_across_await",
-                cells(vec![p.held_calls.to_string()], &["held", "scoped"]),
-                reps,
-                seed,
-            ),
-            Box::new(|c, _| guard_across_await(&p, &c.variant)),
-        ),
-        (
-            Runner::new(
-                "which_mutex",
-                cells(workers, &["tokio", "std", "parking_lot", "atomic"]),
-                reps,
-                seed,
-            ),
-            Box::new(|c, _| which_mutex(&p, c.case.parse().expect("worker counts"), &c.variant)),
-        ),
-        (
-            Runner::new("sharding", cells(shards, &["std_mutex"]), reps, seed),
-            Box::new(|c, _| sharding(&p, c.case.parse().expect("shard counts"))),
-        ),
-        (
-            Runner::new(
-                "config",
-                cells(
-                    vec![p.config_readers.to_string()],
-                    &["rwlock", "arc_swap", "watch"],
-                ),
-                reps,
-                seed,
-            ),
-            Box::new(|c, _| config(&p, &c.variant)),
-        ),
-    ];
-    let mut series = Vec::new();
-    for (runner, f) in experiments {
-        match runner.selected(&cli).run(f) {
-            Ok(s) => series.extend(s),
-            Err(e) => {
-                eprintln!("error: {e}\nnothing was saved");
-                std::process::exit(1);
-            }
-        }
-    }
-    if series.is_empty() {
-        eprintln!("error: --filter matched no case or variant");
-        std::process::exit(2);
-    }
-    if let Err(e) = session.finish(p.as_record(), series) {
-        eprintln!("error: {e}");
-        std::process::exit(1);
-    }
+            |c, _| config(&p, &c.variant),
+        )
+        .shaped_by(&["config_readers", "config_writes_per_s", "config_window_ms"]),
+    ]);
 }

@@ -26,7 +26,7 @@ impl Renderer for TestRenderer {
 pub fn run(root: &Path) -> Result<()> {
     let target = root.join("target").join("book-deps");
     let externs = build_deps(root, &target)?;
-    let md = crate::load(root)?;
+    let md = crate::load(root, None)?;
     crate::checks::includes(&md)?;
     let edition = md
         .config

@@ -26,12 +26,21 @@ struct Args {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Build the HTML book into book/ (fails on broken includes, anchors and links)
-    Build,
+    /// Build the HTML book into book/ (fails on broken includes, anchors and links, a typed
+    /// measurement, or a claim the book's own data contradicts)
+    Build {
+        /// Render from data/NAME/ (your machine's records) into book-NAME/, with every claim
+        /// marked as held or not held there
+        #[arg(long, value_name = "NAME")]
+        machine: Option<String>,
+    },
     /// Build, then serve the book on 127.0.0.1
     Serve {
         #[arg(long, default_value_t = 3000)]
         port: u16,
+        /// Render from data/NAME/ (your machine's records), as `build --machine`
+        #[arg(long, value_name = "NAME")]
+        machine: Option<String>,
     },
     /// Compile and run every Rust code block in the book against the real crates
     Test,
@@ -51,8 +60,12 @@ fn main() {
     let root = measure::record::repo_root();
     init_logging();
     let result = match args.command {
-        Command::Build => build(&root).map(|dir| eprintln!("book built in {}", dir.display())),
-        Command::Serve { port } => build(&root).and_then(|dir| serve(&dir, port)),
+        Command::Build { machine } => {
+            build(&root, machine.as_deref()).map(|dir| eprintln!("book built in {}", dir.display()))
+        }
+        Command::Serve { port, machine } => {
+            build(&root, machine.as_deref()).and_then(|dir| serve(&dir, port))
+        }
         Command::Test => doctest::run(&root),
         Command::Outputs { update } => outputs::check(&root, update),
         Command::Check { files } if files.is_empty() => claims::check_all(&root),
@@ -86,17 +99,27 @@ fn init_logging() {
     let _ = tracing::subscriber::set_global_default(subscriber);
 }
 
-/// Loads the book with the preprocessor in-process (it replaces the command in book.toml).
-pub fn load(root: &Path) -> Result<MDBook> {
+/// Loads the book with the preprocessor in-process (it replaces the command in book.toml),
+/// rendering from the reader's machine's records when one is named.
+pub fn load(root: &Path, reader: Option<&str>) -> Result<MDBook> {
     let mut md =
         MDBook::load(root).with_context(|| format!("loading the book in {}", root.display()))?;
-    md.with_preprocessor(mdbook_measured::Measure);
+    md.with_preprocessor(mdbook_measured::Measure {
+        reader: reader.map(str::to_string),
+    });
+    if let Some(name) = reader {
+        md.config.build.build_dir = root.join(format!("book-{name}"));
+    }
     Ok(md)
 }
 
 /// Builds the HTML book and checks it; returns the output folder.
-pub fn build(root: &Path) -> Result<PathBuf> {
-    let md = load(root)?;
+pub fn build(root: &Path, reader: Option<&str>) -> Result<PathBuf> {
+    if let Some(name) = reader {
+        measure::cli::parse_machine_name(name)
+            .map_err(|e| anyhow::anyhow!("--machine {name}: {e}"))?;
+    }
+    let md = load(root, reader)?;
     checks::includes(&md)?;
     md.build()?;
     let errors = LOGGED_ERRORS.load(Ordering::Relaxed);

@@ -25,7 +25,18 @@ fn build(summary: &str, chapter: &str) -> (bool, String) {
 /// The same, with extra files (path, text) such as records under data/.
 fn build_with(summary: &str, chapter: &str, extra: &[(&str, &str)]) -> (bool, String) {
     let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
+    let (ok, err, _) = build_in(dir.path(), summary, chapter, extra, &[]);
+    (ok, err)
+}
+
+/// Builds in `root` with extra arguments to `book build`; returns (success, stderr, book dir).
+fn build_in(
+    root: &Path,
+    summary: &str,
+    chapter: &str,
+    extra: &[(&str, &str)],
+    args: &[&str],
+) -> (bool, String, std::path::PathBuf) {
     let write = |p: &str, text: &str| {
         let path = root.join(p);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -42,11 +53,16 @@ fn build_with(summary: &str, chapter: &str, extra: &[(&str, &str)]) -> (bool, St
     }
     let out = Command::new(env!("CARGO_BIN_EXE_book"))
         .arg("build")
+        .args(args)
         .current_dir(root)
         .output()
         .unwrap();
-    let ok = out.status.success() && Path::new(&root.join("book/ch.html")).exists();
-    (ok, String::from_utf8_lossy(&out.stderr).to_string())
+    let book = match args {
+        ["--machine", name] => root.join(format!("book-{name}")),
+        _ => root.join("book"),
+    };
+    let ok = out.status.success() && book.join("ch.html").exists();
+    (ok, String::from_utf8_lossy(&out.stderr).to_string(), book)
 }
 
 const SUMMARY: &str = "# Summary\n\n- [Ch](ch.md)\n- [Other](other.md)\n";
@@ -134,4 +150,120 @@ fn a_corrupt_or_foreign_record_fails_the_build_and_names_the_file() {
     let (ok, err) = build_with(SUMMARY, chapter, &[]);
     assert!(!ok);
     assert!(err.contains("no record data/m/ch09-x.json"), "{err}");
+}
+
+#[test]
+fn a_measurement_typed_into_the_prose_fails_the_build() {
+    let (ok, err) = build(
+        SUMMARY,
+        "# Ch\n\nSome text.\n\nThe inline p99 was 35.3 ms here.\n",
+    );
+    assert!(!ok);
+    assert!(
+        err.contains("src/ch.md:5: `35.3 ms` is a measurement typed into the prose"),
+        "{err}"
+    );
+    let (ok, err) = build(SUMMARY, "# Ch\n\nIn code it is fine: `35.3 ms`.\n");
+    assert!(ok, "{err}");
+}
+
+/// A record of chapter `ch09-x` on `machine` where inline's p99 is `ratio` times the fix's.
+fn record(machine: &str, ratio: f64) -> String {
+    let rec = measure::Record::sketch(
+        "ch09-x",
+        machine,
+        &[("workers", 1.0)],
+        &[
+            ("e", "1", "inline", "p99", "ns", &[ratio * 1e5; 3]),
+            ("e", "1", "fix", "p99", "ns", &[1e5; 3]),
+        ],
+    );
+    serde_json::to_string(&rec).unwrap()
+}
+
+const CLAIMS: &str = "[[claim]]\nid = \"stall\"\nsays = \"inline at least 10× the fix\"\nratio = [\"e/$workers/inline/p99\", \"e/$workers/fix/p99\"]\nat-least = 10\n";
+
+const CLAIM_PAGE: &str = "# Ch\n\nInline was {{#measure claim record=ch09-x id=stall}} the fix.\n";
+
+#[test]
+fn a_claim_is_checked_on_the_books_machine_and_shown_on_the_readers() {
+    let dir = tempfile::tempdir().unwrap();
+    let (m, other) = (record("m", 20.0), record("laptop", 5.0));
+    let files = [
+        ("listings/ch09-x/claims.toml", CLAIMS),
+        ("data/m/ch09-x.json", m.as_str()),
+        ("data/laptop/ch09-x.json", other.as_str()),
+    ];
+    let (ok, err, book) = build_in(dir.path(), SUMMARY, CLAIM_PAGE, &files, &[]);
+    assert!(ok, "{err}");
+    let page = std::fs::read_to_string(book.join("ch.html")).unwrap();
+    assert!(
+        page.contains("class=\"claim held\"") && page.contains(">20.0×<"),
+        "{page}"
+    );
+
+    // The reader's book: their figure, marked as not held there; the book's build is untouched.
+    let (ok, err, theirs) = build_in(
+        dir.path(),
+        SUMMARY,
+        CLAIM_PAGE,
+        &files,
+        &["--machine", "laptop"],
+    );
+    assert!(ok, "{err}");
+    let page = std::fs::read_to_string(theirs.join("ch.html")).unwrap();
+    assert!(
+        page.contains(">5.00×<") && page.contains("✗ not held on laptop"),
+        "{page}"
+    );
+    assert!(book.join("ch.html").exists());
+
+    // A machine with no record of the chapter: the book's figures, with a note at the top.
+    let (ok, err, elsewhere) = build_in(
+        dir.path(),
+        SUMMARY,
+        CLAIM_PAGE,
+        &[("data/pi/other.json", "{}")],
+        &["--machine", "pi"],
+    );
+    assert!(ok, "{err}");
+    let page = std::fs::read_to_string(elsewhere.join("ch.html")).unwrap();
+    assert!(
+        page.contains("has no record of <code>ch09-x</code>"),
+        "{page}"
+    );
+
+    // The book's own machine contradicting the claim fails the build, naming page, claim, figure.
+    let weak = record("m", 5.0);
+    let (ok, err, _) = build_in(
+        dir.path(),
+        SUMMARY,
+        CLAIM_PAGE,
+        &[("data/m/ch09-x.json", weak.as_str())],
+        &[],
+    );
+    assert!(!ok);
+    assert!(
+        err.contains("src/ch.md")
+            && err.contains("claim `stall` does not hold on m")
+            && err.contains("5.00× (claim: ≥ 10×)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_claim_no_page_states_fails_the_build() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = record("m", 20.0);
+    let two = format!("{CLAIMS}\n{}", CLAIMS.replace("\"stall\"", "\"orphan\""));
+    let files = [
+        ("listings/ch09-x/claims.toml", two.as_str()),
+        ("data/m/ch09-x.json", m.as_str()),
+    ];
+    let (ok, err, _) = build_in(dir.path(), SUMMARY, CLAIM_PAGE, &files, &[]);
+    assert!(!ok);
+    assert!(
+        err.contains("claims that no page states") && err.contains("ch09-x/orphan"),
+        "{err}"
+    );
 }

@@ -124,13 +124,7 @@ fn nice_ceiling(v: f64) -> f64 {
 
 /// An axis label: the value in its unit, without trailing zeros ("10 µs", not "10.0 µs").
 fn tick_label(v: f64, unit: &str) -> String {
-    let text = format_value(v, unit);
-    match text.split_once(' ') {
-        Some((num, u)) if num.contains('.') => {
-            format!("{} {u}", num.trim_end_matches('0').trim_end_matches('.'))
-        }
-        _ => text,
-    }
+    measure::report::format_plain(v, unit)
 }
 
 fn f(v: f64) -> String {

@@ -1,6 +1,7 @@
 //! Finding records and the series a directive names, with errors that say what is available.
 
 use crate::Directive;
+use measure::claims::{Claims, resolve_case};
 use measure::record::{self, Record, Series};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -20,11 +21,22 @@ pub const SELECTORS: &[&str] = &[
 /// The records under `<root>/data/`, loaded once each.
 pub struct Data {
     root: PathBuf,
+    /// The machine the book's figures come from (`reference-machine` in book.toml).
     reference: String,
+    /// Chapters measured on another machine (`[preprocessor.measure.chapter-machines]`).
+    chapter_machines: BTreeMap<String, String>,
+    /// The reader's machine, for a book rendered from their own records (`--machine NAME`).
+    reader: Option<String>,
     /// Display names for metrics (`[preprocessor.measure.metric-names]` in book.toml).
     metric_names: BTreeMap<String, String>,
     cache: RefCell<HashMap<PathBuf, Rc<Record>>>,
+    claims: RefCell<HashMap<String, Rc<Claims>>>,
     warnings: RefCell<BTreeSet<String>>,
+    /// Records the current page took from the reference machine because the reader's machine
+    /// has none (the page says so at its top).
+    fallbacks: RefCell<BTreeSet<String>>,
+    /// (record, claim id) of every claim directive rendered.
+    used_claims: RefCell<BTreeSet<(String, String)>>,
 }
 
 /// A directive's selection, resolved against one record.
@@ -78,10 +90,111 @@ impl Data {
         Data {
             root: root.to_path_buf(),
             reference: reference.to_string(),
+            chapter_machines: BTreeMap::new(),
+            reader: None,
             metric_names: BTreeMap::new(),
             cache: RefCell::new(HashMap::new()),
+            claims: RefCell::new(HashMap::new()),
             warnings: RefCell::new(BTreeSet::new()),
+            fallbacks: RefCell::new(BTreeSet::new()),
+            used_claims: RefCell::new(BTreeSet::new()),
         }
+    }
+
+    pub fn with_chapter_machines(mut self, machines: BTreeMap<String, String>) -> Data {
+        self.chapter_machines = machines;
+        self
+    }
+
+    /// Renders from the reader's machine where it has a record (`--machine NAME`).
+    pub fn with_reader(mut self, reader: Option<String>) -> Data {
+        self.reader = reader;
+        self
+    }
+
+    pub fn reader(&self) -> Option<&str> {
+        self.reader.as_deref()
+    }
+
+    /// The machine the book takes `record`'s figures from.
+    pub fn reference_for(&self, record: &str) -> &str {
+        self.chapter_machines
+            .get(record)
+            .map_or(self.reference.as_str(), String::as_str)
+    }
+
+    /// Whether `machine` is the book's own source for `record` (a claim must hold there).
+    pub fn is_reference(&self, machine: &str, record: &str) -> bool {
+        self.reader.is_none() && machine == self.reference_for(record)
+    }
+
+    /// The machine a directive reads: the one it names, else the reader's when they have this
+    /// record, else the chapter's reference machine (noted as a fallback in a reader's book).
+    pub fn machine_for(&self, record: &str, named: Option<&str>) -> String {
+        if let Some(m) = named {
+            return m.to_string();
+        }
+        if let Some(reader) = &self.reader {
+            if record::record_path(&self.root, reader, record).is_file() {
+                return reader.clone();
+            }
+            self.fallbacks.borrow_mut().insert(record.to_string());
+        }
+        self.reference_for(record).to_string()
+    }
+
+    /// Whether `d` reads the reader's own record (no machine named, and the reader has it).
+    pub fn reads_reader(&self, d: &Directive) -> bool {
+        match (&self.reader, d.get("record")) {
+            (Some(reader), Some(record)) if d.get("machine").is_none() => {
+                record::record_path(&self.root, reader, record).is_file()
+            }
+            _ => false,
+        }
+    }
+
+    /// Records the page just rendered took from the reference machine; clears the list.
+    pub fn take_fallbacks(&self) -> Vec<String> {
+        std::mem::take(&mut *self.fallbacks.borrow_mut())
+            .into_iter()
+            .collect()
+    }
+
+    /// The claims of `record`'s listing (`listings/<record>/claims.toml`), loaded once.
+    pub fn claims(&self, record: &str) -> Result<Rc<Claims>, String> {
+        if let Some(c) = self.claims.borrow().get(record) {
+            return Ok(c.clone());
+        }
+        let dir = self.root.join("listings").join(record);
+        if !dir.is_dir() {
+            return Err(format!("no listing listings/{record} for its claims"));
+        }
+        let claims = Rc::new(Claims::load(&dir)?);
+        self.claims
+            .borrow_mut()
+            .insert(record.to_string(), claims.clone());
+        Ok(claims)
+    }
+
+    pub fn note_claim_used(&self, record: &str, id: &str) {
+        self.used_claims
+            .borrow_mut()
+            .insert((record.to_string(), id.to_string()));
+    }
+
+    /// Claims defined in a listing's claims.toml that no page states: "listing/id".
+    pub fn unused_claims(&self) -> Result<Vec<String>, String> {
+        let mut out = Vec::new();
+        for listing in self.available(&self.root.join("listings"), false) {
+            let claims = self.claims(&listing)?;
+            for id in claims.ids() {
+                let key = (listing.clone(), id.to_string());
+                if !self.used_claims.borrow().contains(&key) {
+                    out.push(format!("{listing}/{id}"));
+                }
+            }
+        }
+        Ok(out)
     }
 
     pub fn with_metric_names(mut self, names: BTreeMap<String, String>) -> Data {
@@ -140,6 +253,12 @@ impl Data {
                 rec.chapter
             ));
         }
+        if rec.machine.name != machine {
+            return Err(format!(
+                "data/{machine}/{name}.json says it was measured on `{}`: a record belongs in its machine's folder",
+                rec.machine.name
+            ));
+        }
         self.cache.borrow_mut().insert(path, rec.clone());
         Ok(rec)
     }
@@ -169,9 +288,7 @@ impl Data {
         let name = d
             .get("record")
             .ok_or("missing `record=<chapter>` (e.g. record=ch01-blocking)")?;
-        let machine = d
-            .get("machine")
-            .map_or_else(|| self.reference().to_string(), str::to_string);
+        let machine = self.machine_for(name, d.get("machine"));
         let record = self.record(&machine, name)?;
         Ok(Resolved {
             record,
@@ -193,7 +310,7 @@ impl Data {
             }
         };
         let name = get("record").ok_or("missing `record=<chapter>` (e.g. record=ch01-blocking)")?;
-        let machine = get("machine").unwrap_or(&self.reference).to_string();
+        let machine = self.machine_for(name, get("machine"));
         let record = self.record(&machine, name)?;
         let experiments = distinct(record.series.iter().map(|s| s.experiment.as_str()));
         let experiment = match get("experiment") {
@@ -223,7 +340,11 @@ impl Data {
         };
         for dim in [Dim::Case, Dim::Variant, Dim::Metric] {
             let available = r.values(dim);
-            let chosen = match get(dim.name()) {
+            let given = match get(dim.name()) {
+                Some(v) if dim == Dim::Case => Some(resolve_case(v, &r.record)?),
+                other => other.map(str::to_string),
+            };
+            let chosen = match given.as_deref() {
                 Some(v) if available.iter().any(|x| x == v) => Some(v.to_string()),
                 Some(v) => {
                     return Err(format!(

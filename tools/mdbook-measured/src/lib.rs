@@ -7,17 +7,26 @@
 //! | `chart` | inline SVG (lines for a sweep, bars for variants), caption, the data table beside it |
 //! | `value` | one number in a sentence (`stat=median|min|max`) |
 //! | `ratio` | one median divided by another (`over.KEY=...` changes the denominator's selector) |
+//! | `claim` | a claim from the listing's claims.toml, checked: its figure (or a mark) with the claim as hover text |
 //! | `param` | one of the record's parameters |
 //! | `machine` | the machine a record was measured on, in words |
+//! | `machines` | which machine each chapter's figures come from |
 //! | `provenance` | machine, versions, commit, repetitions, date |
 //! | `versions` | the toolchain and crate versions in force, from Cargo.lock |
 //!
-//! Any problem (a missing record, an unknown case, a record of another schema) fails the build
-//! with a message naming the chapter, the directive and what is available. `\{{#measure` is
-//! left in the page as written, without the backslash.
+//! Any problem (a missing record, an unknown case, a record of another schema, a claim that
+//! does not hold on the book's machine, a claim no page states, a measurement typed into the
+//! prose) fails the build with a message naming the chapter, the directive and what is
+//! available. `\{{#measure` is left in the page as written, without the backslash.
+//!
+//! With a reader's machine (`cargo run -p book -- build --machine NAME`, or `MEASURE_MACHINE`
+//! for the stock `mdbook`), every directive reads that machine's records where it has them; a
+//! page that falls back to the book's machine says so at its top, a claim that does not hold
+//! there is shown as not held, and a cell that run did not measure reads "n/a".
 
 mod chart;
 mod data;
+pub mod lint;
 mod render;
 
 use anyhow::bail;
@@ -29,7 +38,11 @@ use std::path::Path;
 pub use data::Data;
 
 /// The preprocessor; `name()` is the key of its table in book.toml.
-pub struct Measure;
+#[derive(Default)]
+pub struct Measure {
+    /// Render from this machine's records where it has them (the reader's own book).
+    pub reader: Option<String>,
+}
 
 impl Preprocessor for Measure {
     fn name(&self) -> &str {
@@ -37,35 +50,77 @@ impl Preprocessor for Measure {
     }
 
     fn run(&self, ctx: &PreprocessorContext, mut book: Book) -> anyhow::Result<Book> {
-        let reference: Option<String> = ctx
-            .config
-            .get("preprocessor.measure.reference-machine")
-            .ok()
-            .flatten();
+        let config = |key: &str| format!("preprocessor.measure.{key}");
+        let reference: Option<String> = ctx.config.get(&config("reference-machine")).ok().flatten();
         let Some(reference) = reference else {
             bail!(
                 "book.toml: [preprocessor.measure] needs `reference-machine = \"<folder under data/>\"`"
             );
         };
-        let names: BTreeMap<String, String> = ctx
+        let table = |key: &str| -> anyhow::Result<BTreeMap<String, String>> {
+            Ok(ctx
+                .config
+                .get(&config(key))
+                .map_err(|e| anyhow::anyhow!("book.toml: [preprocessor.measure.{key}]: {e}"))?
+                .unwrap_or_default())
+        };
+        let allowed: Vec<lint::Allowed> = ctx
             .config
-            .get("preprocessor.measure.metric-names")
-            .map_err(|e| anyhow::anyhow!("book.toml: [preprocessor.measure.metric-names]: {e}"))?
+            .get(&config("allowed-numbers"))
+            .map_err(|e| {
+                anyhow::anyhow!("book.toml: [[preprocessor.measure.allowed-numbers]]: {e}")
+            })?
             .unwrap_or_default();
-        let data = Data::new(&ctx.root, &reference).with_metric_names(names);
+        if let Some(m) = &self.reader
+            && !ctx.root.join("data").join(m).is_dir()
+        {
+            bail!(
+                "--machine {m}: there is no data/{m}/ (run scripts/measure.sh --machine {m} first)"
+            );
+        }
+        let data = Data::new(&ctx.root, &reference)
+            .with_metric_names(table("metric-names")?)
+            .with_chapter_machines(table("chapter-machines")?)
+            .with_reader(self.reader.clone());
         let mut errors = Vec::new();
+        let mut used_allowances = vec![false; allowed.len()];
         book.for_each_mut(|item| {
-            if let BookItem::Chapter(ch) = item {
-                let name = ch
-                    .path
-                    .as_ref()
-                    .map_or(ch.name.clone(), |p| format!("src/{}", p.display()));
-                match expand(&data, &ch.content) {
-                    Ok(text) => ch.content = text,
-                    Err(e) => errors.push(format!("{name}: {e}")),
-                }
+            let BookItem::Chapter(ch) = item else { return };
+            let page = ch
+                .path
+                .as_ref()
+                .map_or(ch.name.clone(), |p| p.display().to_string());
+            let (typed, used) = lint::typed_numbers(&ch.content, &page, &allowed);
+            for i in used {
+                used_allowances[i] = true;
+            }
+            for f in typed {
+                errors.push(format!(
+                    "src/{page}:{}: `{}` is a measurement typed into the prose: render it with a directive, or allow it under [[preprocessor.measure.allowed-numbers]] in book.toml with the reason",
+                    f.line, f.text
+                ));
+            }
+            match expand(&data, &ch.content) {
+                Ok(text) => ch.content = with_fallback_note(&data, text),
+                Err(e) => errors.push(format!("src/{page}: {e}")),
             }
         });
+        for (i, used) in used_allowances.iter().enumerate() {
+            if !used {
+                errors.push(format!(
+                    "book.toml: the allowed number `{}` is on no page any more; remove it",
+                    allowed[i].text
+                ));
+            }
+        }
+        match data.unused_claims() {
+            Ok(unused) if !unused.is_empty() && errors.is_empty() => errors.push(format!(
+                "claims that no page states (add a {{{{#measure claim ...}}}} where the book makes them, or remove them): {}",
+                unused.join(", ")
+            )),
+            Err(e) => errors.push(e),
+            _ => {}
+        }
         for warning in data.warnings() {
             eprintln!("warning: {warning}");
         }
@@ -81,6 +136,40 @@ impl Preprocessor for Measure {
 }
 
 const OPEN: &str = "{{#measure";
+
+/// In a reader's book, a page whose figures come (partly) from the book's machine says so under
+/// its title.
+fn with_fallback_note(data: &Data, text: String) -> String {
+    let fallbacks = data.take_fallbacks();
+    let Some(reader) = data.reader() else {
+        return text;
+    };
+    if fallbacks.is_empty() {
+        return text;
+    }
+    let machines: Vec<String> = fallbacks
+        .iter()
+        .map(|r| {
+            format!(
+                "<code>{}</code> from <code>{}</code>",
+                esc(r),
+                esc(data.reference_for(r))
+            )
+        })
+        .collect();
+    let note = format!(
+        "\n<div class=\"measure-note\">This book is rendered from <code>{}</code>'s records, but that machine has no record of {}: those figures are the book's. Run the chapter there with <code>--save --machine {}</code> to see yours.</div>\n",
+        esc(reader),
+        machines.join(", "),
+        esc(reader)
+    );
+    match text.find('\n') {
+        Some(at) if text.starts_with("# ") => {
+            format!("{}{note}{}", &text[..at + 1], &text[at + 1..])
+        }
+        _ => format!("{note}{text}"),
+    }
+}
 
 /// Replaces every directive in `content`; the first bad one is an error.
 pub fn expand(data: &Data, content: &str) -> Result<String, String> {
@@ -101,9 +190,17 @@ pub fn expand(data: &Data, content: &str) -> Result<String, String> {
             out.push_str(text);
         } else {
             out.push_str(before);
-            let rendered = Directive::parse(text)
-                .and_then(|d| render::render(data, &d))
-                .map_err(|e| format!("directive `{text}`: {e}"))?;
+            let directive =
+                Directive::parse(text).map_err(|e| format!("directive `{text}`: {e}"))?;
+            let rendered = match render::render(data, &directive) {
+                Ok(html) => html,
+                // A reader's run may lack a case the book shows: say so in place.
+                Err(e) if data.reads_reader(&directive) => format!(
+                    "<span class=\"measure-na\" title=\"{}\">n/a</span>",
+                    esc(&format!("Not in this machine's record: {e}"))
+                ),
+                Err(e) => return Err(format!("directive `{text}`: {e}")),
+            };
             out.push_str(&rendered);
         }
         rest = &from[end + 2..];

@@ -13,7 +13,11 @@ fn main() {
     }
     let result = (|| -> anyhow::Result<()> {
         let (ctx, book) = mdbook_preprocessor::parse_input(io::stdin())?;
-        let book = Measure.run(&ctx, book)?;
+        // The stock `mdbook` cannot pass --machine; MEASURE_MACHINE=NAME does the same.
+        let reader = std::env::var("MEASURE_MACHINE")
+            .ok()
+            .filter(|m| !m.is_empty());
+        let book = Measure { reader }.run(&ctx, book)?;
         serde_json::to_writer(io::stdout(), &book)?;
         Ok(())
     })();

@@ -3,8 +3,10 @@
 use crate::chart::{self, ChartKind, ChartSpec, Point};
 use crate::data::{Data, Dim, Resolved, SELECTORS, list};
 use crate::{Directive, esc, locked_versions};
+use measure::claims::{Verdict, resolve_case};
+use measure::noise;
 use measure::record::Record;
-use measure::report::{format_value, seconds, sig3};
+use measure::report::{claim_noise, format_plain, format_value, noise_note, seconds, sig3};
 
 pub fn render(data: &Data, d: &Directive) -> Result<String, String> {
     match d.kind.as_str() {
@@ -20,8 +22,10 @@ pub fn render(data: &Data, d: &Directive) -> Result<String, String> {
             Ok(provenance(data, &r.record, &r.machine))
         }
         "versions" => versions(data, d),
+        "claim" => claim(data, d),
+        "machines" => machines(data, d),
         other => Err(format!(
-            "unknown kind `{other}` (table, chart, value, ratio, param, machine, provenance, versions)"
+            "unknown kind `{other}` (table, chart, value, ratio, claim, param, machine, machines, provenance, versions)"
         )),
     }
 }
@@ -39,12 +43,22 @@ fn axis(r: &Resolved, d: &Directive, dim: Dim) -> Result<Vec<String>, String> {
     let available = r.values(dim);
     let key = format!("{}s", dim.name());
     match d.get(&key) {
+        // Noise is shown where a directive asks for it, not in every metrics table.
+        None if dim == Dim::Metric => Ok(available
+            .into_iter()
+            .filter(|m| !noise::is_noise_metric(m))
+            .collect()),
         None => Ok(available),
         Some(wanted) => wanted
             .split(',')
             .map(|w| {
-                if available.iter().any(|a| a == w) {
-                    Ok(w.to_string())
+                let w = if dim == Dim::Case {
+                    resolve_case(w, &r.record)?
+                } else {
+                    w.to_string()
+                };
+                if available.contains(&w) {
+                    Ok(w)
                 } else {
                     Err(format!(
                         "no {} `{w}` in `{key}`; available: {}",
@@ -356,11 +370,12 @@ fn machine_summary(rec: &Record) -> String {
     )
 }
 
-/// The line under every table: where, with what, when, how often.
+/// The line under every table: where, how often, when, from which commit, how noisy; the rest
+/// (CPU, versions, seed, load) one click away.
 pub fn provenance(data: &Data, rec: &Record, machine: &str) -> String {
     if let Some(src) = &rec.source {
         return format!(
-            "<p class=\"provenance\">Published figures: {}, {}. Setup: {}.</p>",
+            "<details class=\"provenance\"><summary>Published figures: {}</summary><p>{}. Setup: {}.</p></details>",
             esc(&src.document),
             esc(&src.location),
             esc(&src.setup)
@@ -374,22 +389,187 @@ pub fn provenance(data: &Data, rec: &Record, machine: &str) -> String {
         .collect();
     let stale = data
         .staleness(rec)
-        .map(|s| format!(" <strong class=\"stale\">Stale: {}.</strong>", esc(&s)))
+        .map(|s| format!(" · <strong class=\"stale\">stale: {}</strong>", esc(&s)))
         .unwrap_or_default();
+    let (noise_short, noise_long) = match record_noise(rec) {
+        Some((median, max, noisy, cells)) => (
+            format!(
+                " · noise {} of a core{}",
+                format_plain(median, "%"),
+                if noisy > 0 {
+                    format!(" (<strong>{noisy} noisy cell(s)</strong>)")
+                } else {
+                    String::new()
+                }
+            ),
+            format!(
+                " Noise (CPU stolen by the hypervisor or used by other processes while a cell ran): median {}, at most {} of a core over {cells} cells; {noisy} above {}.",
+                format_plain(median, "%"),
+                format_plain(max, "%"),
+                format_plain(noise::NOISY_PERCENT_OF_A_CORE, "%")
+            ),
+        ),
+        None => (String::new(), String::new()),
+    };
     format!(
-        "<p class=\"provenance\">Measured on <code>{}</code>: {}; {}, {}; commit <code>{}</code>; {} repetitions (median, min–max), order seed {}; load average {:.2} before, {:.2} after; {}.{}</p>",
+        "<details class=\"provenance\"><summary>Measured on <code>{}</code> · {} repetitions · {} · commit <code>{}</code>{noise_short}{stale}</summary><p>{}; {}, {}; median with min–max over repetitions, variants interleaved (order seed {}); load average {:.2} before, {:.2} after.{noise_long}</p></details>",
         esc(machine),
+        rec.reps,
+        esc(rec.created.get(..10).unwrap_or(&rec.created)),
+        esc(&rec.build.commit),
         machine_summary(rec),
         esc(&rec.build.rustc),
         esc(&crates.join(", ")),
-        esc(&rec.build.commit),
-        rec.reps,
         rec.seed,
         rec.machine.load_before[0],
         rec.machine.load_after[0],
-        esc(rec.created.get(..10).unwrap_or(&rec.created)),
-        stale
     )
+}
+
+/// Over every cell of a record: (median, max) of steal + other processes' CPU in percent of a
+/// core, how many cells were noisy, and how many cells there were.
+fn record_noise(rec: &Record) -> Option<(f64, f64, usize, usize)> {
+    let totals: Vec<f64> = rec
+        .series
+        .iter()
+        .filter(|s| s.metric == noise::STEAL)
+        .filter_map(|s| {
+            measure::report::cell_noise(rec, &s.experiment, &s.case, &s.variant).map(|n| n.total())
+        })
+        .collect();
+    let summary = measure::Summary::of(&totals)?;
+    let noisy = totals
+        .iter()
+        .filter(|t| **t > noise::NOISY_PERCENT_OF_A_CORE)
+        .count();
+    Some((summary.median, summary.max, noisy, totals.len()))
+}
+
+/// A claim, checked where it is stated: its figure (or a mark), with the claim in the hover
+/// text. On the book's own machine a claim that does not hold fails the build; on a reader's
+/// machine it is shown as not held.
+fn claim(data: &Data, d: &Directive) -> Result<String, String> {
+    d.check_keys(&["record", "machine", "id", "show"])?;
+    let r = data.resolve_record_only(d)?;
+    let record = d.get("record").unwrap_or_default();
+    let id = d
+        .get("id")
+        .ok_or("missing id=CLAIM (a claim's id in listings/<record>/claims.toml)")?;
+    let claims = data.claims(record)?;
+    let claim = claims.get(id).ok_or_else(|| {
+        format!(
+            "no claim `{id}` in listings/{record}/claims.toml; it has: {}",
+            claims.ids().join(", ")
+        )
+    })?;
+    let mark = match d.get("show") {
+        None | Some("figure") => false,
+        Some("mark") => true,
+        Some(other) => return Err(format!("show=`{other}`: use figure or mark")),
+    };
+    data.note_claim_used(record, id);
+    let outcome = claim.check(&r.record);
+    let machine = &r.machine;
+    let noise = claim_noise(claim, &r.record)
+        .map(|n| format!(" ({})", noise_note(&n)))
+        .unwrap_or_default();
+    let title = format!(
+        "Checked claim: {}. On {machine}: {}{noise}.",
+        claim.says,
+        outcome.summary()
+    );
+    let reference = data.is_reference(machine, record);
+    match &outcome.verdict {
+        Verdict::Held => Ok(if mark {
+            format!(
+                "<span class=\"claim-mark held\" title=\"{}\" aria-label=\"checked claim\">✓</span>",
+                esc(&title)
+            )
+        } else {
+            format!(
+                "<span class=\"claim held\" title=\"{}\">{}</span>",
+                esc(&title),
+                esc(&outcome.figure)
+            )
+        }),
+        Verdict::NotHeld if reference => Err(format!(
+            "claim `{id}` does not hold on {machine}, the book's machine for this chapter: {}{noise}. The sentence says: {}",
+            outcome.summary(),
+            claim.says
+        )),
+        Verdict::Missing(why) if reference => Err(format!(
+            "claim `{id}` cannot be checked on {machine}: {why}"
+        )),
+        Verdict::NotHeld => {
+            let verdict = format!(
+                "<span class=\"claim-verdict\">✗ not held on {}{}</span>",
+                esc(machine),
+                if claim.quiet {
+                    ", which needs a quiet machine"
+                } else {
+                    ""
+                }
+            );
+            Ok(if mark {
+                format!(
+                    "<span class=\"claim-mark not-held\" title=\"{}\">{verdict}</span>",
+                    esc(&title)
+                )
+            } else {
+                format!(
+                    "<span class=\"claim not-held\" title=\"{}\">{}</span> {verdict}",
+                    esc(&title),
+                    esc(&outcome.figure)
+                )
+            })
+        }
+        Verdict::Missing(why) => Ok(format!(
+            "<span class=\"measure-na\" title=\"{}\">n/a</span>",
+            esc(&format!("Claim `{id}` not checked on {machine}: {why}"))
+        )),
+    }
+}
+
+/// The title page's list: which machine each chapter's figures come from.
+fn machines(data: &Data, d: &Directive) -> Result<String, String> {
+    d.check_keys(&["records"])?;
+    let records: Vec<String> = match d.get("records") {
+        Some(list) => list.split(',').map(str::to_string).collect(),
+        None => {
+            return Err("name the chapters' records: records=ch01-blocking,ch02-mutexes".into());
+        }
+    };
+    let mut html = String::from(
+        "<table class=\"measure machines\"><thead><tr><th>chapter</th><th>machine</th><th>measured</th><th>noise (median, of a core)</th></tr></thead><tbody>",
+    );
+    for name in &records {
+        let machine = data.machine_for(name, None);
+        let rec = data.record(&machine, name)?;
+        let noise = record_noise(&rec)
+            .map(|(median, _, noisy, _)| {
+                format!(
+                    "{}{}",
+                    format_plain(median, "%"),
+                    if noisy > 0 {
+                        format!(", {noisy} noisy cell(s)")
+                    } else {
+                        String::new()
+                    }
+                )
+            })
+            .unwrap_or_else(|| "not recorded".into());
+        html.push_str(&format!(
+            "<tr><td>{}</td><td><code>{}</code>: {}</td><td>{}, {} repetitions</td><td>{}</td></tr>",
+            esc(&rec.title),
+            esc(&machine),
+            machine_summary(&rec),
+            esc(rec.created.get(..10).unwrap_or(&rec.created)),
+            rec.reps,
+            esc(&noise)
+        ));
+    }
+    html.push_str("</tbody></table>\n");
+    Ok(html)
 }
 
 const DEFAULT_CRATES: &[&str] = &[

@@ -43,6 +43,10 @@ pub struct Cli {
     /// Measure even if this build is not optimised (the numbers will be wrong)
     #[arg(long)]
     pub allow_debug: bool,
+
+    /// Print the name of this machine's folder under data/ and exit (for scripts)
+    #[arg(long, hide = true)]
+    pub print_machine: bool,
 }
 
 impl Cli {
@@ -72,7 +76,7 @@ impl Cli {
     }
 }
 
-fn parse_machine_name(s: &str) -> Result<String, String> {
+pub fn parse_machine_name(s: &str) -> Result<String, String> {
     let ok = !s.is_empty()
         && s.len() <= 64
         && s.chars()

@@ -3,20 +3,26 @@
 //! A chapter's crate keeps only its own story (the pitfall, the fixes, the workload); this crate
 //! holds what every experiment needs: the command line ([`cli`]), interleaved repetitions
 //! ([`runner`]), statistics ([`stats`]), an open-loop load generator ([`loadgen`]), checksums
-//! ([`checksum`]), the JSON record shared with the book's preprocessor ([`record`]) and the
-//! terminal report ([`report`]).
+//! ([`checksum`]), the JSON record shared with the book's preprocessor ([`record`]), the claims
+//! the book makes about a record ([`claims`]), the machine's noise ([`noise`]), the terminal
+//! report ([`report`]) and the run from command line to saved record ([`harness`]).
 
 pub mod checksum;
+pub mod claims;
 pub mod cli;
+pub mod harness;
 pub mod loadgen;
 pub mod lockfile;
+pub mod noise;
 pub mod record;
 pub mod report;
 pub mod runner;
 pub mod stats;
 
 pub use checksum::{Checksum, ChecksumError, mix};
+pub use claims::Claims;
 pub use cli::Cli;
+pub use harness::{Chapter, Experiment, Harness};
 pub use record::{Record, Series};
 pub use runner::{Cell, Measurement, Runner};
 pub use stats::{LatencyHistogram, Summary};

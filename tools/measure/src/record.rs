@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Bump when a field changes meaning or a required field is added.
-pub const SCHEMA_VERSION: u32 = 1;
+/// 2: `derived` and `scopes`; every cell of our own runs carries `noise_steal` and `noise_others`.
+pub const SCHEMA_VERSION: u32 = 2;
 
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -26,8 +27,17 @@ pub struct Record {
     pub seed: u64,
     pub machine: Machine,
     pub build: Build,
-    /// The experiment's parameters, as the listing chose them.
+    /// The experiment's setup, as the listing chose it: a run is comparable with the book's
+    /// only where these match (worker count, costs, windows).
     pub params: BTreeMap<String, serde_json::Value>,
+    /// Values measured on this machine to carry the setup out (calibrations, loop counts): they
+    /// differ from machine to machine by design and are never compared.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub derived: BTreeMap<String, serde_json::Value>,
+    /// For each experiment, the parameters that shape it; an experiment not named here is shaped
+    /// by all of them.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub scopes: BTreeMap<String, Vec<String>>,
     /// Set for figures published elsewhere (the source documents), absent for our own runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<Source>,
@@ -93,6 +103,9 @@ pub struct Series {
     /// The raw value of every repetition, in the order they ran.
     pub values: Vec<f64>,
 }
+
+/// One cell of [`Record::sketch`]: (experiment, case, variant, metric, unit, values).
+pub type SketchCell<'a> = (&'a str, &'a str, &'a str, &'a str, &'a str, &'a [f64]);
 
 /// Why a record could not be read.
 #[derive(Debug)]
@@ -223,6 +236,138 @@ impl Record {
                 && s.metric == metric
         })
     }
+
+    /// A small record made by hand, for tests of claims and reports: these parameters and
+    /// (experiment, case, variant, metric, unit, per-repetition values) cells.
+    pub fn sketch(
+        chapter: &str,
+        machine: &str,
+        params: &[(&str, f64)],
+        cells: &[SketchCell<'_>],
+    ) -> Record {
+        let reps = cells.first().map_or(1, |c| c.5.len());
+        Record {
+            schema: SCHEMA_VERSION,
+            chapter: chapter.into(),
+            title: chapter.into(),
+            created: "2026-11-30T00:00:00Z".into(),
+            quick: false,
+            reps: reps as u32,
+            seed: 1,
+            machine: Machine {
+                name: machine.into(),
+                cpu_model: "Sketch CPU".into(),
+                cores_seen: 2,
+                available_parallelism: 2,
+                memory_bytes: 1 << 34,
+                os: "linux".into(),
+                kernel: "6.0".into(),
+                load_before: [0.1; 3],
+                load_after: [0.2; 3],
+            },
+            build: Build {
+                rustc: "rustc 1.95.0".into(),
+                opt_level: "3".into(),
+                crates: BTreeMap::new(),
+                commit: "sketch".into(),
+                listing_hash: String::new(),
+            },
+            params: params
+                .iter()
+                .map(|(k, v)| {
+                    let v = if v.fract() == 0.0 {
+                        serde_json::json!(*v as i64)
+                    } else {
+                        serde_json::json!(v)
+                    };
+                    (k.to_string(), v)
+                })
+                .collect(),
+            derived: BTreeMap::new(),
+            scopes: BTreeMap::new(),
+            source: None,
+            series: cells
+                .iter()
+                .map(|(e, c, v, m, u, values)| {
+                    let s = crate::Summary::of(values).unwrap_or(crate::Summary {
+                        median: f64::NAN,
+                        min: f64::NAN,
+                        max: f64::NAN,
+                    });
+                    Series {
+                        experiment: e.to_string(),
+                        case: c.to_string(),
+                        variant: v.to_string(),
+                        metric: m.to_string(),
+                        unit: u.to_string(),
+                        median: s.median,
+                        min: s.min,
+                        max: s.max,
+                        values: values.to_vec(),
+                    }
+                })
+                .collect(),
+        }
+    }
+
+    /// A parameter of the run: the setup first, then the values derived on the machine.
+    pub fn param(&self, name: &str) -> Option<&serde_json::Value> {
+        self.params.get(name).or_else(|| self.derived.get(name))
+    }
+
+    /// The parameters that shape `experiment` (all of them unless the record scopes it).
+    pub fn shaping_params(&self, experiment: &str) -> Vec<&str> {
+        match self.scopes.get(experiment) {
+            Some(names) => names.iter().map(String::as_str).collect(),
+            None => self.params.keys().map(String::as_str).collect(),
+        }
+    }
+
+    /// How this run's setup for `experiment` differs from `book`'s, as "workers 2 here, 1 in the
+    /// book" phrases; empty when the two are comparable. A quick run is never comparable with a
+    /// full one (shorter windows, fewer cases).
+    pub fn setup_differences(&self, book: &Record, experiment: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.quick != book.quick {
+            let mode = |q: bool| if q { "quick" } else { "full" };
+            out.push(format!(
+                "a {} run here, a {} run in the book",
+                mode(self.quick),
+                mode(book.quick)
+            ));
+        }
+        // The run's own scope for the experiment (the listing as it is now), else the book's,
+        // else every parameter of either.
+        let mut names: Vec<&str> = if self.scopes.contains_key(experiment) {
+            self.shaping_params(experiment)
+        } else if book.scopes.contains_key(experiment) {
+            book.shaping_params(experiment)
+        } else {
+            self.params
+                .keys()
+                .chain(book.params.keys())
+                .map(String::as_str)
+                .collect()
+        };
+        names.sort();
+        names.dedup();
+        for name in names {
+            let (mine, theirs) = (self.params.get(name), book.params.get(name));
+            if mine != theirs {
+                let show = |v: Option<&serde_json::Value>| {
+                    v.map_or("(none)".to_string(), |v| {
+                        v.to_string().trim_matches('"').to_string()
+                    })
+                };
+                out.push(format!(
+                    "{name} {} here, {} in the book",
+                    show(mine),
+                    show(theirs)
+                ));
+            }
+        }
+        out
+    }
 }
 
 /// The repository root: the nearest folder above the current one with book.toml and Cargo.toml,
@@ -243,13 +388,16 @@ pub fn record_path(root: &Path, machine: &str, chapter: &str) -> PathBuf {
         .join(format!("{chapter}.json"))
 }
 
-/// The machine the book's figures come from, as named in book.toml.
-pub fn reference_machine(root: &Path) -> Option<String> {
+/// The machine a chapter's figures in the book come from, as book.toml names it:
+/// `[preprocessor.measure.chapter-machines]` for that chapter, else `reference-machine`.
+pub fn reference_machine(root: &Path, chapter: &str) -> Option<String> {
     let text = std::fs::read_to_string(root.join("book.toml")).ok()?;
     let doc: toml::Table = text.parse().ok()?;
-    doc.get("preprocessor")?
-        .get("measure")?
-        .get("reference-machine")?
+    let measure = doc.get("preprocessor")?.get("measure")?;
+    measure
+        .get("chapter-machines")
+        .and_then(|m| m.get(chapter))
+        .or_else(|| measure.get("reference-machine"))?
         .as_str()
         .map(str::to_string)
 }
@@ -431,8 +579,12 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    pub(crate) fn sample_with(params: &[(&str, f64)], series: &[SketchCell]) -> Record {
+        Record::sketch("ch00-test", "test-machine", params, series)
+    }
 
     pub(crate) fn sample() -> Record {
         Record {
@@ -452,6 +604,8 @@ mod tests {
                 listing_hash: "0011".into(),
             },
             params: BTreeMap::new(),
+            derived: BTreeMap::new(),
+            scopes: BTreeMap::new(),
             source: None,
             series: vec![Series {
                 experiment: "e".into(),
@@ -511,6 +665,26 @@ mod tests {
         assert!(Record::parse(p, &serde_json::to_string(&short).unwrap()).is_err());
         let e = Record::load(Path::new("/nonexistent/rec.json")).unwrap_err();
         assert!(matches!(e, RecordError::Missing(_)));
+    }
+
+    #[test]
+    fn setups_compare_on_the_parameters_that_shape_an_experiment() {
+        let book = sample_with(&[("workers", 1.0), ("keys", 100.0)], &[]);
+        let mut mine = sample_with(&[("workers", 1.0), ("keys", 500.0)], &[]);
+        assert_eq!(
+            mine.setup_differences(&book, "e"),
+            vec!["keys 500 here, 100 in the book"]
+        );
+        mine.scopes.insert("e".into(), vec!["workers".into()]);
+        assert!(
+            mine.setup_differences(&book, "e").is_empty(),
+            "keys does not shape e"
+        );
+        mine.quick = true;
+        assert_eq!(
+            mine.setup_differences(&book, "e"),
+            vec!["a quick run here, a full run in the book"]
+        );
     }
 
     #[test]

@@ -1,147 +1,9 @@
-//! A run from start to finish: the header, the record, the terminal table, the comparison with
-//! the book's stored figures, and the atomic save.
+//! What a run prints: the results table, the comparison with the book's figures (only where the
+//! setups match), the book's claims checked on this run, and the cells that ran on a noisy machine.
 
-use crate::cli::Cli;
-use crate::record::{self, Build, Machine, Record, SCHEMA_VERSION, Series};
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-
-/// One run of one listing.
-pub struct Session {
-    pub cli: Cli,
-    pub chapter: String,
-    pub title: String,
-    pub listing_dir: PathBuf,
-    pub root: PathBuf,
-    pub machine: Machine,
-    pub seed: u64,
-    pub reps: u32,
-    crates: Vec<&'static str>,
-    headline: Vec<&'static str>,
-}
-
-impl Session {
-    /// Prints what is about to run and on what. `crates` are the versions the record keeps.
-    pub fn start(
-        cli: Cli,
-        chapter: &str,
-        title: &str,
-        listing_dir: &Path,
-        full_reps: u32,
-        crates: &[&'static str],
-    ) -> Session {
-        if cli.save && cli.quick {
-            eprintln!("error: --save stores full runs only; drop --quick (or use --out PATH)");
-            std::process::exit(2);
-        }
-        let machine = Machine::here(cli.machine.clone());
-        let seed = cli.seed();
-        let reps = cli.reps_or(full_reps);
-        eprintln!(
-            "{chapter}: {} mode, {reps} repetition(s), order seed {seed} (rerun with --seed {seed})",
-            if cli.quick { "quick" } else { "full" }
-        );
-        eprintln!(
-            "machine {}: {}, {} CPUs online, available_parallelism {}, load {:.2}",
-            machine.name,
-            machine.cpu_model,
-            machine.cores_seen,
-            machine.available_parallelism,
-            machine.load_before[0]
-        );
-        Session {
-            cli,
-            chapter: chapter.into(),
-            title: title.into(),
-            listing_dir: listing_dir.into(),
-            root: record::repo_root(),
-            machine,
-            seed,
-            reps,
-            crates: crates.to_vec(),
-            headline: Vec::new(),
-        }
-    }
-
-    /// The metrics the terminal tables show (all of them are stored); default: all.
-    pub fn show(&mut self, metrics: &[&'static str]) {
-        self.headline = metrics.to_vec();
-    }
-
-    /// Builds the record, prints it beside the book's figures, and saves it where asked.
-    pub fn finish(
-        mut self,
-        params: BTreeMap<String, serde_json::Value>,
-        series: Vec<Series>,
-    ) -> Result<Record, String> {
-        self.machine.finish();
-        let listing_hash = record::listing_hash(&self.listing_dir).map_err(|e| {
-            format!(
-                "cannot hash the listing's sources in {}: {e}",
-                self.listing_dir.display()
-            )
-        })?;
-        let mut crates = record::locked_versions(&self.crates);
-        crates.insert("measure".into(), env!("CARGO_PKG_VERSION").into());
-        let record = Record {
-            schema: SCHEMA_VERSION,
-            chapter: self.chapter.clone(),
-            title: self.title.clone(),
-            created: record::now_rfc3339(),
-            quick: self.cli.quick,
-            reps: self.reps,
-            seed: self.seed,
-            machine: self.machine.clone(),
-            build: Build {
-                rustc: env!("MEASURE_RUSTC").into(),
-                opt_level: env!("MEASURE_OPT_LEVEL").into(),
-                crates,
-                commit: record::git_commit(&self.root, &self.listing_dir),
-                listing_hash,
-            },
-            params,
-            source: None,
-            series,
-        };
-        record
-            .validate()
-            .map_err(|e| format!("the run produced an inconsistent record: {e}"))?;
-
-        print!("{}", render_table(&record, &self.headline));
-        let reference = record::reference_machine(&self.root)
-            .map(|m| record::record_path(&self.root, &m, &self.chapter));
-        match reference.as_deref().map(Record::load) {
-            Some(Ok(book)) => print!("{}", render_comparison(&record, &book, &self.headline)),
-            Some(Err(e)) => println!("\n(no comparison with the book's figures: {e})"),
-            None => println!("\n(no comparison: book.toml names no reference machine)"),
-        }
-
-        if self.cli.save {
-            if self.cli.quick {
-                return Err(
-                    "--save stores full runs only; drop --quick (or use --out PATH)".into(),
-                );
-            }
-            let path = record::record_path(&self.root, &record.machine.name, &self.chapter);
-            save(&record, &path)?;
-        }
-        if let Some(path) = &self.cli.out {
-            save(&record, path)?;
-        }
-        Ok(record)
-    }
-}
-
-fn save(record: &Record, path: &Path) -> Result<(), String> {
-    record.save_atomic(path).map_err(|e| {
-        format!(
-            "could not write {}: {e} (nothing was overwritten)",
-            path.display()
-        )
-    })?;
-    eprintln!("saved {}", path.display());
-    Ok(())
-}
+use crate::claims::{Claims, Verdict};
+use crate::noise;
+use crate::record::{Record, Series};
 
 /// The metrics of an experiment in the order they first appear, limited to `only` when the
 /// experiment has any of those.
@@ -153,7 +15,11 @@ fn metrics_of<'a>(series: &[&'a Series], only: &[&str]) -> Vec<(&'a str, &'a str
     };
     let mut out: Vec<(&str, &str)> = Vec::new();
     for s in series {
-        let wanted = only.is_empty() || only.contains(&s.metric.as_str());
+        let wanted = if only.is_empty() {
+            !noise::is_noise_metric(&s.metric)
+        } else {
+            only.contains(&s.metric.as_str())
+        };
         if wanted && !out.iter().any(|(m, _)| *m == s.metric) {
             out.push((&s.metric, &s.unit));
         }
@@ -197,11 +63,18 @@ fn natural(s: &str) -> (u8, u64) {
 fn tables(
     record: &Record,
     only: &[&str],
-    title: impl Fn(&str) -> String,
+    title: impl Fn(&str) -> Result<String, String>,
     cell: impl Fn(&str, &str, &str, &str, &str) -> String,
 ) -> String {
     let mut out = String::new();
     for (experiment, rows, all) in grouped(record) {
+        let title = match title(&experiment) {
+            Ok(t) => t,
+            Err(skipped) => {
+                out.push_str(&skipped);
+                continue;
+            }
+        };
         let metrics = metrics_of(&all, only);
         let mut header = vec!["case".to_string(), "variant".to_string()];
         header.extend(metrics.iter().map(|(m, _)| m.to_string()));
@@ -215,7 +88,7 @@ fn tables(
             );
             lines.push(line);
         }
-        out.push_str(&title(&experiment));
+        out.push_str(&title);
         out.push_str(&align(&lines));
     }
     out
@@ -224,10 +97,10 @@ fn tables(
 /// The results table: median with [min–max] for every metric.
 pub fn render_table(record: &Record, only: &[&str]) -> String {
     let title = |experiment: &str| {
-        format!(
+        Ok(format!(
             "\n{} — experiment `{experiment}` (median [min–max] of {} repetition(s))\n",
             record.chapter, record.reps
-        )
+        ))
     };
     tables(
         record,
@@ -248,13 +121,26 @@ pub fn render_table(record: &Record, only: &[&str]) -> String {
     )
 }
 
-/// Your medians divided by the book's, for every cell both records have.
+/// Your medians divided by the book's, for every experiment whose setup matches the book's
+/// (worker count, costs, windows, quick or full); the others are named with what differs.
 pub fn render_comparison(mine: &Record, book: &Record, only: &[&str]) -> String {
     let header = format!(
         "\nYour machine vs the book's ({}, {} repetitions, {}): your median / book median\n",
-        book.machine.name, book.reps, book.created
+        book.machine.name,
+        book.reps,
+        book.created.get(..10).unwrap_or(&book.created)
     );
-    let title = |experiment: &str| format!("experiment `{experiment}`\n");
+    let title = |experiment: &str| {
+        let differences = mine.setup_differences(book, experiment);
+        if differences.is_empty() {
+            Ok(format!("experiment `{experiment}`\n"))
+        } else {
+            Err(format!(
+                "experiment `{experiment}`: not compared, the setups differ ({})\n",
+                differences.join("; ")
+            ))
+        }
+    };
     header
         + &tables(
             mine,
@@ -272,6 +158,185 @@ pub fn render_comparison(mine: &Record, book: &Record, only: &[&str]) -> String 
                 _ => "–".into(),
             },
         )
+}
+
+/// The noise of one cell (median over repetitions), when the record has it.
+pub fn cell_noise(
+    rec: &Record,
+    experiment: &str,
+    case: &str,
+    variant: &str,
+) -> Option<noise::Noise> {
+    let median = |metric| {
+        rec.find(experiment, case, variant, metric)
+            .map(|s| s.median)
+    };
+    Some(noise::Noise {
+        steal: median(noise::STEAL)?,
+        others: median(noise::OTHERS)?,
+    })
+}
+
+/// "noisy: 23% of a core taken (steal 3%, other processes 20%)".
+pub fn noise_note(n: &noise::Noise) -> String {
+    format!(
+        "noisy: {} of a core taken (steal {}, other processes {})",
+        format_value(n.total(), "%"),
+        format_value(n.steal, "%"),
+        format_value(n.others, "%")
+    )
+}
+
+/// The noisiest of the claim's cells on `rec`, if any of them ran on a noisy machine.
+pub fn claim_noise(claim: &crate::claims::Claim, rec: &Record) -> Option<noise::Noise> {
+    claim
+        .resolved_cells(rec)
+        .iter()
+        .filter_map(|(e, c, v)| cell_noise(rec, e, c, v))
+        .filter(noise::Noise::is_noisy)
+        .max_by(|a, b| a.total().total_cmp(&b.total()))
+}
+
+/// The book's claims checked on this run, each with its figure here and in the book. Claims
+/// whose experiments ran with a different setup from the book's are checked but not counted.
+pub fn render_claims(claims: &Claims, mine: &Record, book: Option<&Record>) -> String {
+    if claims.claims.is_empty() {
+        return String::new();
+    }
+    let mut counted = Vec::new();
+    let mut other_setup = Vec::new();
+    let (mut held, mut total, mut unchecked) = (0, 0, 0);
+    for claim in &claims.claims {
+        let outcome = claim.check(mine);
+        let differences: Vec<String> = match book {
+            Some(b) => {
+                let mut exps: Vec<&str> = claim
+                    .cells()
+                    .iter()
+                    .map(|c| c.experiment.as_str())
+                    .collect();
+                exps.dedup();
+                let mut d: Vec<String> = exps
+                    .iter()
+                    .flat_map(|e| mine.setup_differences(b, e))
+                    .collect();
+                d.dedup();
+                d
+            }
+            None => Vec::new(),
+        };
+        let status = match &outcome.verdict {
+            Verdict::Held => "held",
+            Verdict::NotHeld => "NOT HELD",
+            Verdict::Missing(_) => "not checked",
+        };
+        let in_book = match book {
+            Some(b) if differences.is_empty() => {
+                let o = claim.check(b);
+                if o.figure.is_empty() {
+                    String::new()
+                } else {
+                    format!("; book: {}", o.figure)
+                }
+            }
+            _ => String::new(),
+        };
+        let mut notes = Vec::new();
+        if outcome.verdict == Verdict::NotHeld {
+            if let Some(n) = claim_noise(claim, mine) {
+                notes.push(noise_note(&n));
+            }
+            if claim.quiet {
+                notes.push("the book says this one needs a quiet machine".to_string());
+            }
+        }
+        let notes = if notes.is_empty() {
+            String::new()
+        } else {
+            format!("  [{}]", notes.join("; "))
+        };
+        let line = format!(
+            "  {status:<11} {}: {}{in_book}{notes}\n              {}\n",
+            claim.id,
+            outcome.summary(),
+            claim.says
+        );
+        if differences.is_empty() {
+            match outcome.verdict {
+                Verdict::Held => {
+                    held += 1;
+                    total += 1;
+                }
+                Verdict::NotHeld => total += 1,
+                Verdict::Missing(_) => unchecked += 1,
+            }
+            counted.push(line);
+        } else {
+            other_setup.push((line, differences));
+        }
+    }
+    let machine = &mine.machine.name;
+    let mut out =
+        format!("\nThe book's claims on your machine ({machine}): {held} of {total} held");
+    if unchecked > 0 {
+        out.push_str(&format!(", {unchecked} not checked"));
+    }
+    if !other_setup.is_empty() {
+        out.push_str(&format!(
+            ", {} on a different setup (not counted)",
+            other_setup.len()
+        ));
+    }
+    out.push('\n');
+    for line in counted {
+        out.push_str(&line);
+    }
+    if !other_setup.is_empty() {
+        out.push_str(
+            "Checked on your run, but your setup differs from the book's, so the book's figure is not comparable:\n",
+        );
+        for (line, differences) in other_setup {
+            out.push_str(&format!("  ({})\n{line}", differences.join("; ")));
+        }
+    }
+    out
+}
+
+/// The cells that ran on a noisy machine, noisiest first, or a line saying none did.
+pub fn render_noise(rec: &Record) -> String {
+    let mut cells: Vec<(String, noise::Noise)> = Vec::new();
+    let mut seen = 0;
+    for s in rec.series.iter().filter(|s| s.metric == noise::STEAL) {
+        seen += 1;
+        if let Some(n) = cell_noise(rec, &s.experiment, &s.case, &s.variant)
+            && n.is_noisy()
+        {
+            cells.push((format!("{}/{}/{}", s.experiment, s.case, s.variant), n));
+        }
+    }
+    if seen == 0 {
+        return "\nNoise: not available on this machine (steal and other processes' CPU are read from Linux's /proc/stat).\n".into();
+    }
+    let limit = format_plain(noise::NOISY_PERCENT_OF_A_CORE, "%");
+    if cells.is_empty() {
+        return format!(
+            "\nNoise: every cell ran on a quiet machine (under {limit} of a core stolen or used by other processes).\n"
+        );
+    }
+    cells.sort_by(|a, b| b.1.total().total_cmp(&a.1.total()));
+    let mut out = format!(
+        "\nNoise: {} of {seen} cells ran on a noisy machine (over {limit} of a core stolen or used by other processes); compare their figures with care:\n",
+        cells.len()
+    );
+    const SHOWN: usize = 8;
+    let more = cells.len().saturating_sub(SHOWN);
+    for (cell, n) in cells.into_iter().take(SHOWN) {
+        out.push_str(&format!("  {cell}: {}\n", noise_note(&n)));
+    }
+    if more > 0 {
+        out.push_str(&format!("  and {more} more\n"));
+    }
+    out
 }
 
 fn align(lines: &[Vec<String>]) -> String {
@@ -357,6 +422,30 @@ pub fn seconds(value: f64, unit: &str) -> Option<f64> {
     }
 }
 
+/// A value in its unit without trailing zeros ("10 µs", not "10.0 µs"): axis labels and bounds.
+pub fn format_plain(v: f64, unit: &str) -> String {
+    let text = format_value(v, unit);
+    let end = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == ',' || c == '-'))
+        .unwrap_or(text.len());
+    let (num, rest) = text.split_at(end);
+    if num.contains('.') {
+        format!("{}{rest}", num.trim_end_matches('0').trim_end_matches('.'))
+    } else {
+        text
+    }
+}
+
+/// A number as a person writes a bound: `10`, `1.5`, `0.25` (three digits, trailing zeros cut).
+pub fn plain(v: f64) -> String {
+    let s = sig3(v);
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
 /// About three significant digits, with thousands separators and no needless decimals.
 pub fn sig3(v: f64) -> String {
     let a = v.abs();
@@ -400,6 +489,103 @@ mod tests {
         assert_eq!(format_value(1006.6, "ms"), "1.01 s");
         assert_eq!(format_value(166.1, "ns"), "166 ns");
         assert_eq!(format_value(0.0, "ms"), "0 µs");
+        assert_eq!(format_plain(10.0, "%"), "10%");
+        assert_eq!(format_plain(10_000.0, "ns"), "10 µs");
+        assert_eq!(format_plain(2.5, "x"), "2.5×");
+    }
+
+    const CLAIMS: &str = r#"
+[[claim]]
+id = "stall"
+says = "inline at least 10× the fix"
+ratio = ["blocking/1/inline/p99", "blocking/1/fix/p99"]
+at-least = 10
+
+[[claim]]
+id = "quiet-one"
+says = "the fix under 100 µs"
+value = "blocking/1/fix/p99"
+at-most = "100 µs"
+quiet = true
+
+[[claim]]
+id = "burst-two"
+says = "inline at burst 2 at least 10× the fix"
+ratio = ["blocking/2/inline/p99", "blocking/2/fix/p99"]
+at-least = 10
+"#;
+
+    fn run(workers: f64, noise: f64) -> Record {
+        crate::record::tests::sample_with(
+            &[("workers", workers)],
+            &[
+                ("blocking", "1", "inline", "p99", "ns", &[30e6, 35e6, 36e6]),
+                ("blocking", "1", "fix", "p99", "ns", &[150e3, 200e3, 250e3]),
+                ("blocking", "1", "fix", noise::STEAL, "%", &[1.0, 2.0, 3.0]),
+                ("blocking", "1", "fix", noise::OTHERS, "%", &[noise; 3]),
+            ],
+        )
+    }
+
+    #[test]
+    fn the_claims_report_counts_held_claims_and_explains_the_rest() {
+        let claims = Claims::parse(CLAIMS).unwrap();
+        let book = run(1.0, 0.0);
+        let text = render_claims(&claims, &run(1.0, 30.0), Some(&book));
+        assert!(
+            text.contains("(test-machine): 1 of 2 held, 1 not checked"),
+            "{text}"
+        );
+        assert!(
+            text.contains("held        stall: 175× (claim: ≥ 10×); book: 175×"),
+            "{text}"
+        );
+        assert!(
+            text.contains("NOT HELD    quiet-one: 200 µs (claim: ≤ 100 µs)"),
+            "{text}"
+        );
+        assert!(text.contains("noisy: 32.0% of a core taken"), "{text}");
+        assert!(text.contains("needs a quiet machine"), "{text}");
+        assert!(text.contains("no cell blocking/2/inline/p99"), "{text}");
+    }
+
+    #[test]
+    fn claims_on_another_setup_are_checked_but_not_counted() {
+        let claims = Claims::parse(CLAIMS).unwrap();
+        let text = render_claims(&claims, &run(2.0, 0.0), Some(&run(1.0, 0.0)));
+        assert!(text.contains("0 of 0 held"), "{text}");
+        assert!(text.contains("3 on a different setup"), "{text}");
+        assert!(text.contains("(workers 2 here, 1 in the book)"), "{text}");
+        assert!(
+            !text.contains("book: "),
+            "no book figure beside another setup: {text}"
+        );
+    }
+
+    #[test]
+    fn the_comparison_skips_experiments_whose_setup_differs() {
+        let text = render_comparison(&run(2.0, 0.0), &run(1.0, 0.0), &[]);
+        assert!(
+            text.contains("experiment `blocking`: not compared, the setups differ (workers 2 here, 1 in the book)"),
+            "{text}"
+        );
+        let same = render_comparison(&run(1.0, 0.0), &run(1.0, 0.0), &["p99"]);
+        assert!(same.contains("1.00× (35.0 ms)"), "{same}");
+        assert!(!same.contains("noise_"), "noise is not a result: {same}");
+    }
+
+    #[test]
+    fn the_noise_report_names_noisy_cells() {
+        assert!(render_noise(&run(1.0, 0.0)).contains("every cell ran on a quiet machine"));
+        let noisy = render_noise(&run(1.0, 30.0));
+        assert!(
+            noisy.contains("1 of 1 cells ran on a noisy machine"),
+            "{noisy}"
+        );
+        assert!(noisy.contains("blocking/1/fix: noisy: 32.0%"), "{noisy}");
+        let mut none = run(1.0, 0.0);
+        none.series.retain(|s| !noise::is_noise_metric(&s.metric));
+        assert!(render_noise(&none).contains("not available"));
     }
 
     #[test]

@@ -70,7 +70,8 @@ impl Runner {
         order
     }
 
-    /// Runs `f(cell, rep)` for every cell and repetition; the first error stops the run.
+    /// Runs `f(cell, rep)` for every cell and repetition; the first error stops the run. Every
+    /// cell also gets the machine's noise while it ran (see [`crate::noise`]).
     pub fn run<E>(
         &self,
         mut f: impl FnMut(&Cell, u32) -> Result<Measurement, E>,
@@ -88,7 +89,15 @@ impl Runner {
             for i in self.order(rep) {
                 let cell = &self.cells[i];
                 progress.show(done, rep + 1, self.reps, cell, started.elapsed());
-                let m = f(cell, rep)?;
+                crate::noise::begin();
+                let mut m = f(cell, rep)?;
+                if let Some(noise) = crate::noise::end() {
+                    m.push(crate::noise::STEAL, "%", noise.steal).push(
+                        crate::noise::OTHERS,
+                        "%",
+                        noise.others,
+                    );
+                }
                 for (metric, unit, value) in m.metrics {
                     match values.iter_mut().find(|v| v.0 == i && v.1 == metric) {
                         Some(v) => v.3.push(value),
@@ -211,8 +220,12 @@ mod tests {
                 Ok(m)
             })
             .unwrap();
-        assert_eq!(series.len(), 5);
-        let b = series.iter().find(|s| s.variant == "b").unwrap();
+        let measured: Vec<_> = series
+            .iter()
+            .filter(|s| !crate::noise::is_noise_metric(&s.metric))
+            .collect();
+        assert_eq!(measured.len(), 5);
+        let b = measured.iter().find(|s| s.variant == "b").unwrap();
         assert_eq!(b.values, vec![1.0, 2.0, 3.0]);
         assert_eq!((b.median, b.min, b.max), (2.0, 1.0, 3.0));
     }

@@ -1,0 +1,404 @@
+//! One run of one listing, from the command line to the saved record, so that a chapter's
+//! `main.rs` holds its experiment only:
+//!
+//! ```no_run
+//! # use measure::{Cell, Chapter, Experiment, Harness, Measurement};
+//! # #[derive(serde::Serialize)] struct Params { workers: u32 }
+//! const CHAPTER: Chapter = Chapter {
+//!     name: "ch99-demo",
+//!     title: "A demo",
+//!     about: "What the chapter measures, for --help.",
+//!     full_run: "about a minute",
+//!     listing_dir: env!("CARGO_MANIFEST_DIR"),
+//!     crates: &["tokio"],
+//!     headline: &["p99"],
+//!     full_reps: 5,
+//! };
+//! let mut h = Harness::start(CHAPTER);
+//! let p = Params { workers: h.cli().workers.unwrap_or(h.cores()) };
+//! h.params(&p);
+//! h.run(vec![Experiment::new("demo", vec![Cell::new(1, "inline")], |_cell, _rep| {
+//!     let mut m = Measurement::new();
+//!     m.push("p99", "ns", 1.0);
+//!     Ok(m)
+//! })]);
+//! ```
+//!
+//! The experiments are handed to `run` together, after the parameters they borrow exist. `run`
+//! checks `--filter` before anything runs, runs every experiment interleaved, stops at the
+//! first error (a wrong checksum) with nothing saved, and prints the results, the comparison with
+//! the book's figures where the setups match, the book's claims checked on this run, and the
+//! cells that ran on a noisy machine.
+
+use crate::claims::Claims;
+use crate::cli::Cli;
+use crate::record::{self, Build, Machine, Record, SCHEMA_VERSION, Series};
+use crate::report;
+use crate::runner::{Cell, Measurement, Runner};
+use clap::{CommandFactory, FromArgMatches};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// What a listing tells the harness about its chapter.
+#[derive(Clone, Copy)]
+pub struct Chapter {
+    /// The package name, also the record's file name: `ch01-blocking`.
+    pub name: &'static str,
+    pub title: &'static str,
+    /// What the experiment measures, in a few sentences (the start of `--help`).
+    pub about: &'static str,
+    /// How long a full run takes on the reference machine, in words (`--help` says it).
+    pub full_run: &'static str,
+    /// `env!("CARGO_MANIFEST_DIR")`.
+    pub listing_dir: &'static str,
+    /// The crates whose versions the record keeps.
+    pub crates: &'static [&'static str],
+    /// The metrics the terminal tables show (every metric is stored).
+    pub headline: &'static [&'static str],
+    /// Repetitions of a full run.
+    pub full_reps: u32,
+}
+
+type CellFn<'a> = Box<dyn FnMut(&Cell, u32) -> Result<Measurement, String> + 'a>;
+
+/// One experiment: its cells (case × variant) and how to run one cell once.
+pub struct Experiment<'a> {
+    name: String,
+    cells: Vec<Cell>,
+    run: CellFn<'a>,
+    shaped_by: Option<Vec<String>>,
+}
+
+impl<'a> Experiment<'a> {
+    pub fn new(
+        name: &str,
+        cells: Vec<Cell>,
+        run: impl FnMut(&Cell, u32) -> Result<Measurement, String> + 'a,
+    ) -> Experiment<'a> {
+        Experiment {
+            name: name.into(),
+            cells,
+            run: Box::new(run),
+            shaped_by: None,
+        }
+    }
+
+    /// The parameters that shape this experiment: a reader's run that changed another one is
+    /// still compared with the book's here. Without it, every parameter counts.
+    pub fn shaped_by(mut self, params: &[&str]) -> Experiment<'a> {
+        self.shaped_by = Some(params.iter().map(|p| p.to_string()).collect());
+        self
+    }
+}
+
+/// A run in preparation: the parameters are set, then [`Harness::run`] takes the experiments.
+pub struct Harness {
+    chapter: Chapter,
+    cli: Cli,
+    machine: Machine,
+    claims: Claims,
+    seed: u64,
+    reps: u32,
+    params: BTreeMap<String, serde_json::Value>,
+    derived: BTreeMap<String, serde_json::Value>,
+    scopes: BTreeMap<String, Vec<String>>,
+}
+
+impl Harness {
+    /// Parses the command line (exit status 2 on a bad flag), refuses an unoptimised build, and
+    /// prints what is about to run and on what.
+    pub fn start(chapter: Chapter) -> Harness {
+        let cli = parse_cli(&chapter, std::env::args_os());
+        crate::cli::check_optimised(cfg!(debug_assertions), cli.allow_debug);
+        // The book's claims about this chapter, read from the listing's claims.toml.
+        let claims = Claims::load(Path::new(chapter.listing_dir)).unwrap_or_else(|e| {
+            eprintln!("error: {e}");
+            std::process::exit(2);
+        });
+        if cli.save && cli.quick {
+            eprintln!("error: --save stores full runs only; drop --quick (or use --out PATH)");
+            std::process::exit(2);
+        }
+        crate::noise::begin();
+        let machine = Machine::here(cli.machine.clone());
+        if cli.print_machine {
+            println!("{}", machine.name);
+            std::process::exit(0);
+        }
+        let seed = cli.seed();
+        let reps = cli.reps_or(chapter.full_reps);
+        eprintln!(
+            "{}: {} mode, {reps} repetition(s), order seed {seed} (rerun with --seed {seed})",
+            chapter.name,
+            if cli.quick { "quick" } else { "full" }
+        );
+        eprintln!(
+            "machine {}: {}, {} CPUs online, available_parallelism {}, load {:.2}",
+            machine.name,
+            machine.cpu_model,
+            machine.cores_seen,
+            machine.available_parallelism,
+            machine.load_before[0]
+        );
+        Harness {
+            chapter,
+            cli,
+            machine,
+            claims,
+            seed,
+            reps,
+            params: BTreeMap::new(),
+            derived: BTreeMap::new(),
+            scopes: BTreeMap::new(),
+        }
+    }
+
+    pub fn cli(&self) -> &Cli {
+        &self.cli
+    }
+
+    /// The CPUs this process may use (`available_parallelism`: affinity and quota applied).
+    pub fn cores(&self) -> u32 {
+        self.machine.available_parallelism
+    }
+
+    /// The experiment's setup, a struct that serialises to named fields. A run is compared with
+    /// the book's only where these match.
+    pub fn params(&mut self, params: &impl Serialize) {
+        match serde_json::to_value(params) {
+            Ok(serde_json::Value::Object(map)) => self.params.extend(map),
+            _ => panic!("the parameters must serialise to a struct with named fields"),
+        }
+    }
+
+    /// A value measured on this machine to carry the setup out (a calibration, a loop count).
+    pub fn derived(&mut self, name: &str, value: impl Serialize) {
+        let value = serde_json::to_value(value).expect("a derived value serialises");
+        self.derived.insert(name.to_string(), value);
+    }
+
+    /// Runs the experiments and exits: 0 when done, 1 when a run failed (nothing saved), 2 when
+    /// `--filter` matched nothing.
+    pub fn run(self, experiments: Vec<Experiment<'_>>) -> ! {
+        match self.run_inner(experiments) {
+            Ok(()) => std::process::exit(0),
+            Err((code, message)) => {
+                eprintln!("error: {message}");
+                std::process::exit(code);
+            }
+        }
+    }
+
+    fn run_inner(mut self, experiments: Vec<Experiment<'_>>) -> Result<(), (i32, String)> {
+        let all_cells: Vec<(String, Vec<Cell>)> = experiments
+            .iter()
+            .map(|e| (e.name.clone(), e.cells.clone()))
+            .collect();
+        for e in &experiments {
+            if let Some(names) = &e.shaped_by {
+                if let Some(unknown) = names.iter().find(|n| !self.params.contains_key(*n)) {
+                    panic!(
+                        "experiment {} is shaped by `{unknown}`, which is not a parameter",
+                        e.name
+                    );
+                }
+                self.scopes.insert(e.name.clone(), names.clone());
+            }
+        }
+        let selected: Vec<(Runner, CellFn)> = experiments
+            .into_iter()
+            .map(|e| {
+                let runner = Runner::new(&e.name, e.cells, self.reps, self.seed);
+                (runner.selected(&self.cli), e.run)
+            })
+            .collect();
+        if selected.iter().all(|(r, _)| r.cells.is_empty()) {
+            return Err((2, no_match(&self.cli.filter, &all_cells)));
+        }
+        let mut series = Vec::new();
+        for (runner, f) in selected {
+            let s = runner
+                .run(f)
+                .map_err(|e| (1, format!("{e}\nnothing was saved")))?;
+            series.extend(s);
+        }
+        let record = self.record(series).map_err(|e| (1, e))?;
+        self.report(&record);
+        if self.cli.save {
+            let path = record::record_path(&self.root(), &record.machine.name, &record.chapter);
+            save(&record, &path).map_err(|e| (1, e))?;
+        }
+        if let Some(path) = &self.cli.out {
+            save(&record, path).map_err(|e| (1, e))?;
+        }
+        Ok(())
+    }
+
+    fn root(&self) -> PathBuf {
+        record::repo_root()
+    }
+
+    fn record(&mut self, series: Vec<Series>) -> Result<Record, String> {
+        self.machine.finish();
+        let dir = Path::new(self.chapter.listing_dir);
+        let listing_hash = record::listing_hash(dir).map_err(|e| {
+            format!(
+                "cannot hash the listing's sources in {}: {e}",
+                dir.display()
+            )
+        })?;
+        let mut crates = record::locked_versions(self.chapter.crates);
+        crates.insert("measure".into(), env!("CARGO_PKG_VERSION").into());
+        let record = Record {
+            schema: SCHEMA_VERSION,
+            chapter: self.chapter.name.into(),
+            title: self.chapter.title.into(),
+            created: record::now_rfc3339(),
+            quick: self.cli.quick,
+            reps: self.reps,
+            seed: self.seed,
+            machine: self.machine.clone(),
+            build: Build {
+                rustc: env!("MEASURE_RUSTC").into(),
+                opt_level: env!("MEASURE_OPT_LEVEL").into(),
+                crates,
+                commit: record::git_commit(&self.root(), dir),
+                listing_hash,
+            },
+            params: std::mem::take(&mut self.params),
+            derived: std::mem::take(&mut self.derived),
+            scopes: std::mem::take(&mut self.scopes),
+            source: None,
+            series,
+        };
+        record
+            .validate()
+            .map_err(|e| format!("the run produced an inconsistent record: {e}"))?;
+        Ok(record)
+    }
+
+    /// Results, comparison, claims and noise, on stdout.
+    fn report(&self, record: &Record) {
+        let root = self.root();
+        print!("{}", report::render_table(record, self.chapter.headline));
+        let book = record::reference_machine(&root, self.chapter.name)
+            .map(|m| Record::load(&record::record_path(&root, &m, self.chapter.name)));
+        let book = match book {
+            Some(Ok(book)) => {
+                print!(
+                    "{}",
+                    report::render_comparison(record, &book, self.chapter.headline)
+                );
+                Some(book)
+            }
+            Some(Err(e)) => {
+                println!("\n(no comparison with the book's figures: {e})");
+                None
+            }
+            None => {
+                println!("\n(no comparison: book.toml names no reference machine)");
+                None
+            }
+        };
+        print!(
+            "{}",
+            report::render_claims(&self.claims, record, book.as_ref())
+        );
+        print!("{}", report::render_noise(record));
+    }
+}
+
+fn parse_cli(chapter: &Chapter, args: impl IntoIterator<Item = std::ffi::OsString>) -> Cli {
+    let matches = command(chapter).get_matches_from(args);
+    Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+}
+
+/// The shared flags, with the chapter's own description at the top of `--help`.
+fn command(chapter: &Chapter) -> clap::Command {
+    let about = format!(
+        "{}: {}\n\n{}\n\nA full run takes {} on the reference machine (2 CPUs); --quick takes seconds. \
+         At the end, the run prints its results beside the book's and checks the book's claims on this machine.",
+        chapter.name, chapter.title, chapter.about, chapter.full_run
+    );
+    Cli::command()
+        .name(chapter.name)
+        .about(about.clone())
+        .long_about(about)
+}
+
+fn no_match(filter: &[String], all: &[(String, Vec<Cell>)]) -> String {
+    let mut lines = vec![format!(
+        "--filter {} matched no case or variant; this listing has:",
+        filter.join(" --filter ")
+    )];
+    for (experiment, cells) in all {
+        let mut cases: Vec<&str> = cells.iter().map(|c| c.case.as_str()).collect();
+        let mut variants: Vec<&str> = cells.iter().map(|c| c.variant.as_str()).collect();
+        cases.dedup();
+        variants.sort();
+        variants.dedup();
+        lines.push(format!(
+            "  experiment {experiment}: cases {}; variants {}",
+            cases.join(", "),
+            variants.join(", ")
+        ));
+    }
+    lines.join("\n")
+}
+
+fn save(record: &Record, path: &Path) -> Result<(), String> {
+    record.save_atomic(path).map_err(|e| {
+        format!(
+            "could not write {}: {e} (nothing was overwritten)",
+            path.display()
+        )
+    })?;
+    eprintln!("saved {}", path.display());
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CHAPTER: Chapter = Chapter {
+        name: "ch99-demo",
+        title: "A demo",
+        about: "Measures nothing at all.",
+        full_run: "about a second",
+        listing_dir: ".",
+        crates: &[],
+        headline: &[],
+        full_reps: 5,
+    };
+
+    #[test]
+    fn help_starts_with_what_the_chapter_measures_and_how_long_it_takes() {
+        let help = command(&CHAPTER).render_help().to_string();
+        assert!(help.starts_with("ch99-demo: A demo"), "{help}");
+        assert!(help.contains("Measures nothing at all."), "{help}");
+        assert!(help.contains("A full run takes about a second"), "{help}");
+        assert!(help.contains("--filter"), "{help}");
+        let cli = parse_cli(&CHAPTER, ["ch99-demo", "--quick"].map(Into::into));
+        assert!(cli.quick);
+    }
+
+    #[test]
+    fn a_filter_that_matches_nothing_lists_what_there_is() {
+        let all = vec![(
+            "blocking".to_string(),
+            vec![
+                Cell::new(0, "inline"),
+                Cell::new(1, "inline"),
+                Cell::new(1, "fix"),
+            ],
+        )];
+        let text = no_match(&["nope".into()], &all);
+        assert!(text.contains("matched no case or variant"), "{text}");
+        assert!(
+            text.contains("cases 0, 1") && text.contains("variants fix, inline"),
+            "{text}"
+        );
+    }
+}
