@@ -1,12 +1,16 @@
-//! The experiment of Chapter 1: light requests arrive open loop at a fixed rate while heavy CPU
-//! jobs arrive in bursts; we sweep the burst size and compare where the heavy work runs.
+//! The experiments of Chapter 1: light requests arrive open loop at a fixed rate while heavy CPU
+//! jobs arrive in bursts. `blocking` sweeps the burst size and compares where the heavy work
+//! runs; `heavy_cost` sweeps the heavy job's length at a burst as large as the worker count;
+//! `spawn_path` spawns the requests from inside the runtime, as a server's accept loop does;
+//! `generator` measures the load generator alone.
 //!
 //! `cargo run -p ch01-blocking -- --help` lists the flags.
 
-use ch01_blocking::{Variant, burn, heavy_request, light_request, tick_lag_probe};
-use measure::loadgen::{Arrival, OpenLoop, fixed_rate, measure_alone};
+use ch01_blocking::{Variant, accept_loop, burn, heavy_request, light_request, tick_lag_probe};
+use measure::loadgen::{Arrival, GeneratorReport, OpenLoop, fixed_rate, measure_alone};
 use measure::{Cell, Chapter, Checksum, Cli, Experiment, Harness, LatencyHistogram, Measurement};
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -19,7 +23,8 @@ struct Params {
     workers: u32,
     lane_threads: u32,
     light_cost_us: u64,
-    heavy_cost_ms: u64,
+    /// The heavy job of the `blocking` and `spawn_path` experiments.
+    heavy_cost_ms: f64,
     /// Share of the workers' capacity the light requests use.
     light_load: f64,
     /// Share of the workers' capacity the heavy jobs would use if they ran on the workers.
@@ -29,21 +34,22 @@ struct Params {
     warmup_ms: u64,
     window_ms: u64,
     bursts: Vec<u32>,
+    /// The heavy job lengths of the `heavy_cost` experiment, at a burst of `workers`.
+    heavy_costs_ms: Vec<f64>,
+    heavy_cost_window_ms: u64,
     probe_period_ms: u64,
     slow_poll_threshold_ms: u64,
     generator_spin_us: u64,
-    /// Rounds of `burn` per microsecond, calibrated here (kept among the derived values).
-    #[serde(skip)]
-    rounds_per_us: f64,
 }
 
 impl Params {
     /// Half the cores run Tokio's workers; the rest are left to the load generator and to the
     /// work the fixes move off the workers. Offered load scales with the worker count.
-    fn for_machine(cli: &Cli, cores: u32, rounds_per_us: f64) -> Params {
+    fn for_machine(cli: &Cli, cores: u32) -> Params {
         let workers = cli.workers.unwrap_or((cores / 2).max(1));
-        let (light_cost_us, heavy_cost_ms) = (40, 30);
+        let (light_cost_us, heavy_cost_ms) = (40, 30.0);
         let (light_load, heavy_load) = (0.10, 0.25);
+        let quick = cli.quick;
         Params {
             workers,
             lane_threads: cores.saturating_sub(workers + 1).max(1),
@@ -52,39 +58,30 @@ impl Params {
             light_load,
             heavy_load,
             light_rate_per_s: light_load * f64::from(workers) * 1e6 / light_cost_us as f64,
-            heavy_rate_per_s: heavy_load * f64::from(workers) * 1e3 / heavy_cost_ms as f64,
-            warmup_ms: if cli.quick { 100 } else { 300 },
-            window_ms: if cli.quick { 600 } else { 2500 },
-            bursts: if cli.quick {
+            heavy_rate_per_s: heavy_rate(heavy_load, workers, heavy_cost_ms),
+            warmup_ms: if quick { 100 } else { 300 },
+            window_ms: if quick { 600 } else { 2500 },
+            bursts: if quick {
                 vec![0, workers]
             } else {
                 burst_sweep(workers)
             },
+            heavy_costs_ms: if quick {
+                vec![0.1, 30.0]
+            } else {
+                vec![0.1, 1.0, 3.0, 10.0, 30.0]
+            },
+            heavy_cost_window_ms: if quick { 600 } else { 2000 },
             probe_period_ms: 10,
             slow_poll_threshold_ms: 1,
             generator_spin_us: 100,
-            rounds_per_us,
         }
     }
+}
 
-    fn light_cost(&self) -> Duration {
-        Duration::from_micros(self.light_cost_us)
-    }
-    fn heavy_cost(&self) -> Duration {
-        Duration::from_millis(self.heavy_cost_ms)
-    }
-    fn warmup(&self) -> Duration {
-        Duration::from_millis(self.warmup_ms)
-    }
-    fn window(&self) -> Duration {
-        Duration::from_millis(self.window_ms)
-    }
-    fn light_rounds(&self) -> u64 {
-        (self.light_cost().as_secs_f64() * 1e6 * self.rounds_per_us) as u64
-    }
-    fn heavy_rounds(&self) -> u64 {
-        (self.heavy_cost().as_secs_f64() * 1e6 * self.rounds_per_us) as u64
-    }
+/// Heavy jobs per second that take `load` of `workers` workers' capacity.
+fn heavy_rate(load: f64, workers: u32, cost_ms: f64) -> f64 {
+    load * f64::from(workers) * 1e3 / cost_ms
 }
 
 /// 0 to twice the worker count: every size when that is short, else the sizes around `workers`.
@@ -118,6 +115,45 @@ fn calibrate() -> f64 {
         .fold(0.0, f64::max)
 }
 
+/// How the requests reach the runtime.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum SpawnPath {
+    /// The generator thread spawns each request: Tokio's injection queue.
+    Injection,
+    /// The generator hands each request to an accept loop on a worker, which spawns it.
+    AcceptLoop,
+}
+
+impl SpawnPath {
+    fn name(self) -> &'static str {
+        match self {
+            SpawnPath::Injection => "injection",
+            SpawnPath::AcceptLoop => "accept_loop",
+        }
+    }
+
+    fn from_name(name: &str) -> Option<SpawnPath> {
+        [SpawnPath::Injection, SpawnPath::AcceptLoop]
+            .into_iter()
+            .find(|p| p.name() == name)
+    }
+}
+
+/// One cell's workload: what arrives and how.
+#[derive(Clone, Copy, Debug)]
+struct Workload {
+    burst: u32,
+    heavy_cost_ms: f64,
+    window: Duration,
+    path: SpawnPath,
+}
+
+impl Workload {
+    fn heavy_rounds(&self, rounds_per_us: f64) -> u64 {
+        (self.heavy_cost_ms * 1e3 * rounds_per_us) as u64
+    }
+}
+
 /// What the generator sends.
 #[derive(Clone, Copy, Debug)]
 enum Job {
@@ -130,46 +166,60 @@ enum Job {
 const LIGHT_SEEDS: u64 = 1024;
 const HEAVY_SEEDS: u64 = 8;
 
-/// The expected digests of every light and heavy seed, computed once.
+/// The expected digests of every light seed and, per heavy job length, every heavy seed.
 struct Expected {
+    rounds_per_us: f64,
+    light_rounds: u64,
     light: Vec<u64>,
-    heavy: Vec<u64>,
+    heavy: BTreeMap<u64, Vec<u64>>,
 }
 
 impl Expected {
-    fn new(p: &Params) -> Expected {
+    fn new(p: &Params, rounds_per_us: f64) -> Expected {
+        let light_rounds = (p.light_cost_us as f64 * rounds_per_us) as u64;
+        let mut heavy = BTreeMap::new();
+        for cost in p.heavy_costs_ms.iter().chain([&p.heavy_cost_ms]) {
+            let w = Workload {
+                burst: 1,
+                heavy_cost_ms: *cost,
+                window: Duration::ZERO,
+                path: SpawnPath::Injection,
+            };
+            let rounds = w.heavy_rounds(rounds_per_us);
+            heavy
+                .entry(rounds)
+                .or_insert_with(|| (0..HEAVY_SEEDS).map(|s| burn(rounds, s)).collect());
+        }
         Expected {
-            light: (0..LIGHT_SEEDS)
-                .map(|s| burn(p.light_rounds(), s))
-                .collect(),
-            heavy: (0..HEAVY_SEEDS)
-                .map(|s| burn(p.heavy_rounds(), s))
-                .collect(),
+            rounds_per_us,
+            light_rounds,
+            light: (0..LIGHT_SEEDS).map(|s| burn(light_rounds, s)).collect(),
+            heavy,
         }
     }
 }
 
 /// The arrivals of one run: light requests at a fixed rate for warm-up plus window, heavy jobs
 /// in bursts of `burst` spread evenly over the window.
-fn schedule(p: &Params, burst: u32) -> Vec<Arrival<Job>> {
-    let total = p.warmup() + p.window();
+fn schedule(p: &Params, w: &Workload) -> Vec<Arrival<Job>> {
+    let total = Duration::from_millis(p.warmup_ms) + w.window;
     let light_count = (p.light_rate_per_s * total.as_secs_f64()).round() as usize;
-    let mut arrivals = fixed_rate(p.light_rate_per_s, Duration::ZERO, light_count, ());
-    let mut jobs: Vec<Arrival<Job>> = arrivals
-        .drain(..)
-        .enumerate()
-        .map(|(i, a)| Arrival {
-            at: a.at,
-            what: Job::Light(i as u64),
-        })
-        .collect();
-    if burst > 0 {
-        let burst_rate = p.heavy_rate_per_s / f64::from(burst);
-        let bursts = (burst_rate * p.window().as_secs_f64()).round().max(1.0) as usize;
-        let first = p.warmup() + Duration::from_secs_f64(0.5 / burst_rate);
+    let mut jobs: Vec<Arrival<Job>> =
+        fixed_rate(p.light_rate_per_s, Duration::ZERO, light_count, ())
+            .into_iter()
+            .enumerate()
+            .map(|(i, a)| Arrival {
+                at: a.at,
+                what: Job::Light(i as u64),
+            })
+            .collect();
+    if w.burst > 0 {
+        let burst_rate = heavy_rate(p.heavy_load, p.workers, w.heavy_cost_ms) / f64::from(w.burst);
+        let bursts = (burst_rate * w.window.as_secs_f64()).round().max(1.0) as usize;
+        let first = Duration::from_millis(p.warmup_ms) + Duration::from_secs_f64(0.5 / burst_rate);
         let mut heavy_id = 0;
         for b in fixed_rate(burst_rate, first, bursts, ()) {
-            for _ in 0..burst {
+            for _ in 0..w.burst {
                 jobs.push(Arrival {
                     at: b.at,
                     what: Job::Heavy(heavy_id),
@@ -182,96 +232,189 @@ fn schedule(p: &Params, burst: u32) -> Vec<Arrival<Job>> {
     jobs
 }
 
+/// What a handler reports when it is done.
+enum Done {
+    Light,
+    /// A heavy job, with its time from scheduled arrival to answer.
+    Heavy(Duration),
+}
+
+/// Everything the handlers of one run share.
+struct Shared {
+    variant: Variant,
+    lane: rayon::ThreadPool,
+    light_rounds: u64,
+    heavy_rounds: u64,
+    /// Each light request's latency in ns, from its scheduled arrival.
+    light_latency: Vec<AtomicU64>,
+    light_sum: Checksum,
+    heavy_sum: Checksum,
+}
+
+/// Serves one request: the light or heavy work, timed from its scheduled arrival.
+async fn serve(job: Job, scheduled: Instant, shared: Arc<Shared>) -> Done {
+    match job {
+        Job::Light(id) => {
+            let digest = light_request(shared.light_rounds, id % LIGHT_SEEDS).await;
+            shared.light_sum.add(digest);
+            let ns = scheduled.elapsed().as_nanos() as u64;
+            shared.light_latency[id as usize].store(ns, Ordering::Relaxed);
+            Done::Light
+        }
+        Job::Heavy(id) => {
+            let s = &shared;
+            let digest = heavy_request(s.variant, &s.lane, s.heavy_rounds, id % HEAVY_SEEDS).await;
+            shared.heavy_sum.add(digest);
+            Done::Heavy(scheduled.elapsed())
+        }
+    }
+}
+
+/// The monitors of Spot it: slow polls of heavy handlers, and how long light requests waited
+/// for their first poll. Only requests that arrive in the measurement window are instrumented.
+struct Monitors {
+    heavy: TaskMonitor,
+    light: TaskMonitor,
+    warmup: TaskMonitor,
+}
+
 /// Runs one cell: a fresh runtime (and lane), the generator on this thread, then the metrics.
 fn run_cell(
     p: &Params,
     expected: &Expected,
-    burst: u32,
+    w: &Workload,
     variant: Variant,
 ) -> Result<Measurement, String> {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(p.workers as usize)
-        .enable_all()
+    let rt = measure::runtime(p.workers)?;
+    let lane = rayon::ThreadPoolBuilder::new()
+        .num_threads(p.lane_threads as usize)
+        .thread_name(|i| format!("compute-lane-{i}"))
         .build()
-        .map_err(|e| format!("cannot build the runtime: {e}"))?;
-    let lane = Arc::new(
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(p.lane_threads as usize)
-            .thread_name(|i| format!("compute-lane-{i}"))
-            .build()
-            .map_err(|e| format!("cannot build the compute lane: {e}"))?,
-    );
-    let jobs = schedule(p, burst);
+        .map_err(|e| format!("cannot build the compute lane: {e}"))?;
+    let jobs = schedule(p, w);
     let light_total = jobs
         .iter()
         .filter(|j| matches!(j.what, Job::Light(_)))
         .count();
-    let light_latency: Arc<Vec<AtomicU64>> =
-        Arc::new((0..light_total).map(|_| AtomicU64::new(0)).collect());
-    let (light_sum, heavy_sum) = (Arc::new(Checksum::new()), Arc::new(Checksum::new()));
+    let shared = Arc::new(Shared {
+        variant,
+        lane,
+        light_rounds: expected.light_rounds,
+        heavy_rounds: w.heavy_rounds(expected.rounds_per_us),
+        light_latency: (0..light_total).map(|_| AtomicU64::new(0)).collect(),
+        light_sum: Checksum::new(),
+        heavy_sum: Checksum::new(),
+    });
     // ANCHOR: task_monitors
     // Spot it: tokio-metrics counts polls slower than the threshold, and how long each light
     // request waited for its first poll after it was spawned.
-    let heavy_monitor =
-        TaskMonitor::with_slow_poll_threshold(Duration::from_millis(p.slow_poll_threshold_ms));
-    let light_monitor = TaskMonitor::new();
+    let monitors = Monitors {
+        heavy: TaskMonitor::with_slow_poll_threshold(Duration::from_millis(
+            p.slow_poll_threshold_ms,
+        )),
+        light: TaskMonitor::new(),
+        warmup: TaskMonitor::new(),
+    };
     // ANCHOR_END: task_monitors
-
+    let warmup = Duration::from_millis(p.warmup_ms);
     let stop = Arc::new(AtomicBool::new(false));
     let probe = rt.spawn(tick_lag_probe(
         Duration::from_millis(p.probe_period_ms),
         stop.clone(),
     ));
-    let mut heavy_tasks = Vec::new();
-    let mut light_tasks = Vec::with_capacity(light_total);
-    let (light_rounds, heavy_rounds) = (p.light_rounds(), p.heavy_rounds());
+    let (to_accept_loop, incoming) = tokio::sync::mpsc::unbounded_channel();
+    let server = rt.spawn(accept_loop(incoming));
+    let mut handlers = Vec::with_capacity(jobs.len());
     let start = Instant::now() + Duration::from_millis(20);
+    let request = |job: &Job, scheduled: Instant| {
+        let monitor = match job {
+            Job::Heavy(_) => &monitors.heavy,
+            Job::Light(_) if scheduled >= start + warmup => &monitors.light,
+            Job::Light(_) => &monitors.warmup,
+        };
+        monitor.instrument(serve(*job, scheduled, shared.clone()))
+    };
     // ANCHOR: open_loop
-    // Each request is spawned at its scheduled time, whatever the runtime is doing, and its
-    // latency is counted from that time: a stalled runtime cannot hide its queue.
+    // Each request leaves the generator at its scheduled time, whatever the runtime is doing,
+    // and its latency is counted from that time: a stalled runtime cannot hide its queue.
     let generator = OpenLoop {
         spin: Duration::from_micros(p.generator_spin_us),
     }
-    .run(start, &jobs, |job, scheduled| match *job {
-        Job::Light(id) => {
-            let (lat, sum) = (light_latency.clone(), light_sum.clone());
-            light_tasks.push(rt.spawn(light_monitor.instrument(async move {
-                sum.add(light_request(light_rounds, id % LIGHT_SEEDS).await);
-                let ns = scheduled.elapsed().as_nanos() as u64;
-                lat[id as usize].store(ns, Ordering::Relaxed);
-            })));
-        }
-        // ANCHOR_END: open_loop
-        Job::Heavy(id) => {
-            let (lane, sum) = (lane.clone(), heavy_sum.clone());
-            heavy_tasks.push(rt.spawn(heavy_monitor.instrument(async move {
-                sum.add(heavy_request(variant, &lane, heavy_rounds, id % HEAVY_SEEDS).await);
-                scheduled.elapsed()
-            })));
+    .run(start, &jobs, |job, scheduled| {
+        let request = request(job, scheduled);
+        match w.path {
+            SpawnPath::Injection => handlers.push(rt.spawn(request)),
+            SpawnPath::AcceptLoop => to_accept_loop
+                .send(request)
+                .expect("the accept loop runs until the channel closes"),
         }
     });
-
-    let heavy_durations = rt.block_on(async {
-        for t in light_tasks {
-            t.await
-                .map_err(|e| format!("a light request failed: {e}"))?;
+    // ANCHOR_END: open_loop
+    drop(to_accept_loop);
+    let done = rt.block_on(async {
+        handlers.extend(
+            server
+                .await
+                .map_err(|e| format!("the accept loop failed: {e}"))?,
+        );
+        let mut done = Vec::with_capacity(handlers.len());
+        for h in handlers {
+            done.push(h.await.map_err(|e| format!("a request failed: {e}"))?);
         }
-        let mut durations = Vec::new();
-        for t in heavy_tasks {
-            durations.push(t.await.map_err(|e| format!("a heavy job failed: {e}"))?);
-        }
-        Ok::<_, String>(durations)
+        Ok::<_, String>(done)
     })?;
     let drained = start.elapsed();
     stop.store(true, Ordering::Relaxed);
-    let tick_lag = rt
+    let ticks = rt
         .block_on(probe)
         .map_err(|e| format!("the probe failed: {e}"))?;
     rt.shutdown_timeout(Duration::from_secs(5));
 
-    let heavy_count = heavy_durations.len() as u64;
-    let what = format!("burst {burst} / {}", variant.name());
-    light_sum
+    let heavy: Vec<Duration> = done
+        .iter()
+        .filter_map(|d| match d {
+            Done::Heavy(t) => Some(*t),
+            Done::Light => None,
+        })
+        .collect();
+    verify(expected, &shared, w, variant, light_total, heavy.len())?;
+    let window_start = start + warmup;
+    let outcome = Outcome {
+        jobs: &jobs,
+        light_latency: &shared.light_latency,
+        heavy: &heavy,
+        drain: drained.saturating_sub(warmup + w.window),
+        generator: &generator,
+        worst_tick_lag: ticks
+            .iter()
+            .filter(|(due, _)| (window_start..window_start + w.window).contains(&due.into_std()))
+            .map(|t| t.1)
+            .max()
+            .unwrap_or_default(),
+        monitors: &monitors,
+    };
+    Ok(metrics(warmup, &outcome))
+}
+
+/// Every light and heavy result, folded into checksums, against the digests computed apart.
+fn verify(
+    expected: &Expected,
+    shared: &Shared,
+    w: &Workload,
+    variant: Variant,
+    light_total: usize,
+    heavy_count: usize,
+) -> Result<(), String> {
+    let what = format!(
+        "burst {} / heavy {} ms / {} / {}",
+        w.burst,
+        w.heavy_cost_ms,
+        w.path.name(),
+        variant.name()
+    );
+    let heavy = &expected.heavy[&w.heavy_rounds(expected.rounds_per_us)];
+    shared
+        .light_sum
         .verify(
             &format!("{what}: light requests"),
             Checksum::expected(
@@ -279,82 +422,58 @@ fn run_cell(
             ),
         )
         .map_err(|e| e.to_string())?;
-    heavy_sum
+    shared
+        .heavy_sum
         .verify(
             &format!("{what}: heavy jobs"),
-            Checksum::expected(
-                (0..heavy_count).map(|i| expected.heavy[(i % HEAVY_SEEDS) as usize]),
-            ),
+            Checksum::expected((0..heavy_count as u64).map(|i| heavy[(i % HEAVY_SEEDS) as usize])),
         )
-        .map_err(|e| e.to_string())?;
-
-    let outcome = Outcome {
-        jobs: &jobs,
-        light_latency: &light_latency,
-        heavy_durations: &heavy_durations,
-        drained,
-        generator: &generator,
-        tick_lag,
-        heavy_monitor: &heavy_monitor,
-        light_monitor: &light_monitor,
-    };
-    Ok(metrics(p, &outcome))
+        .map_err(|e| e.to_string())
 }
 
 /// What one run left behind, before it is summarised.
 struct Outcome<'a> {
     jobs: &'a [Arrival<Job>],
     light_latency: &'a [AtomicU64],
-    heavy_durations: &'a [Duration],
-    drained: Duration,
-    generator: &'a measure::loadgen::GeneratorReport,
-    tick_lag: Duration,
-    heavy_monitor: &'a TaskMonitor,
-    light_monitor: &'a TaskMonitor,
+    heavy: &'a [Duration],
+    /// From the end of the window to the last answer: the backlog left when arrivals stopped.
+    drain: Duration,
+    generator: &'a GeneratorReport,
+    /// The probe's worst lateness over ticks due in the window.
+    worst_tick_lag: Duration,
+    monitors: &'a Monitors,
 }
 
-/// Turns one run's raw samples into the chapter's metrics. Warm-up requests are left out.
-fn metrics(p: &Params, o: &Outcome) -> Measurement {
+/// Turns one run's raw samples into the chapter's metrics, over the measurement window: warm-up
+/// requests are left out, and the monitors saw only requests that arrived in the window.
+fn metrics(warmup: Duration, o: &Outcome) -> Measurement {
     let mut hist = LatencyHistogram::new();
     for job in o.jobs {
-        match job.what {
-            Job::Light(id) if job.at >= p.warmup() => {
-                let ns = o.light_latency[id as usize].load(Ordering::Relaxed);
-                hist.record(Duration::from_nanos(ns));
-            }
-            _ => {}
+        if let Job::Light(id) = job.what
+            && job.at >= warmup
+        {
+            let ns = o.light_latency[id as usize].load(Ordering::Relaxed);
+            hist.record(Duration::from_nanos(ns));
         }
     }
-    let measured = hist.len() as f64;
-    let mut heavy: Vec<f64> = o
-        .heavy_durations
-        .iter()
-        .map(|d| d.as_secs_f64() * 1e3)
-        .collect();
-    heavy.sort_by(f64::total_cmp);
+    let heavy: Vec<f64> = o.heavy.iter().map(|d| d.as_secs_f64() * 1e3).collect();
     let heavy_median = measure::Summary::of(&heavy).map_or(0.0, |s| s.median);
-    let heavy_stats = o.heavy_monitor.cumulative();
-    let light_stats = o.light_monitor.cumulative();
+    let heavy_stats = o.monitors.heavy.cumulative();
+    let light_stats = o.monitors.light.cumulative();
     let mut m = Measurement::new();
     m.push("p50", "ns", hist.p50_ns())
         .push("p99", "ns", hist.p99_ns())
         .push("p99.9", "ns", hist.p999_ns())
         .push("max", "ns", hist.max_ns())
+        .push("samples", "count", hist.len() as f64)
         .push(
             "over_10ms",
             "%",
             100.0 * hist.share_above(Duration::from_millis(10)),
         )
         .push("heavy_job", "ms", heavy_median)
-        .push("offered_rate", "req/s", measured / p.window().as_secs_f64())
-        .push(
-            "achieved_rate",
-            "req/s",
-            measured
-                / (o.drained.as_secs_f64() - p.warmup().as_secs_f64())
-                    .max(p.window().as_secs_f64()),
-        )
-        .push("tick_lag_max", "ns", o.tick_lag.as_nanos() as f64)
+        .push("drain", "ns", o.drain.as_nanos() as f64)
+        .push("tick_lag_max", "ns", o.worst_tick_lag.as_nanos() as f64)
         .push(
             "heavy_slow_polls",
             "count",
@@ -371,6 +490,11 @@ fn metrics(p: &Params, o: &Outcome) -> Measurement {
             light_stats.mean_first_poll_delay().as_nanos() as f64,
         )
         .push("gen_error_p99", "ns", o.generator.timing_error.p99_ns())
+        .push(
+            "gen_share_of_p99",
+            "%",
+            100.0 * o.generator.timing_error.p99_ns() / hist.p99_ns().max(1.0),
+        )
         .push("gen_cpu", "%", 100.0 * o.generator.cpu_share());
     m
 }
@@ -380,11 +504,7 @@ const GENERATOR_SPINS_US: [u64; 5] = [0, 25, 50, 100, 200];
 
 /// The generator alone at this chapter's light rate: the floor under every latency it measures.
 fn generator_alone(p: &Params, spin_us: u64) -> Result<Measurement, String> {
-    let length = if p.window() > Duration::from_secs(1) {
-        Duration::from_secs(1)
-    } else {
-        p.window() / 2
-    };
+    let length = Duration::from_millis(p.window_ms.min(1000));
     let report = measure_alone(p.light_rate_per_s, length, Duration::from_micros(spin_us));
     let mut m = Measurement::new();
     m.push("error_p50", "ns", report.timing_error.p50_ns())
@@ -399,9 +519,11 @@ const CHAPTER: Chapter = Chapter {
     title: "Blocking the runtime",
     about: "Light requests arrive open loop at a fixed rate while heavy CPU jobs arrive in bursts of 0 \
             to twice the worker count; the heavy work runs inline on a worker, in spawn_blocking, in \
-            block_in_place or on a Rayon lane. Reports the light requests' latency from their \
-            scheduled arrival (p50 to max), the heavy jobs' time, a tick-lag probe and tokio-metrics.",
-    full_run: "about 4 minutes",
+            block_in_place or on a Rayon lane. Also sweeps the heavy job's length (0.1 to 30 ms) at a \
+            burst as large as the worker count, and spawns the requests from an accept loop inside \
+            the runtime. Reports the light requests' latency from their scheduled arrival (p50 to \
+            max), the heavy jobs' time, a tick-lag probe, tokio-metrics and the generator's own error.",
+    full_run: "about 7 minutes",
     listing_dir: env!("CARGO_MANIFEST_DIR"),
     crates: &["tokio", "rayon", "tokio-metrics", "hdrhistogram"],
     headline: &[
@@ -419,38 +541,102 @@ const CHAPTER: Chapter = Chapter {
 
 fn main() {
     let mut h = Harness::start(CHAPTER);
+    let p = Params::for_machine(h.cli(), h.cores());
     let rounds_per_us = calibrate();
-    let p = Params::for_machine(h.cli(), h.cores(), rounds_per_us);
     eprintln!(
-        "{} Tokio worker(s), {}-thread compute lane; light {:.0} req/s of {} µs, heavy {:.1} jobs/s of {} ms; bursts {:?}",
+        "{} Tokio worker(s), {}-thread compute lane; light {:.0} req/s of {} µs, heavy {:.1} jobs/s of {} ms; bursts {:?}; heavy costs {:?} ms",
         p.workers,
         p.lane_threads,
         p.light_rate_per_s,
         p.light_cost_us,
         p.heavy_rate_per_s,
         p.heavy_cost_ms,
-        p.bursts
+        p.bursts,
+        p.heavy_costs_ms
     );
     h.params(&p);
+    let expected = Expected::new(&p, rounds_per_us);
     h.derived("calibrated_rounds_per_us", rounds_per_us);
-    h.derived("light_rounds", p.light_rounds());
-    h.derived("heavy_rounds", p.heavy_rounds());
-
-    let expected = Expected::new(&p);
-    let cells = p
-        .bursts
-        .iter()
-        .flat_map(|b| Variant::ALL.map(|v| Cell::new(b, v.name())));
-    let spins = GENERATOR_SPINS_US
-        .iter()
-        .map(|spin| Cell::new(spin, "alone"));
+    h.derived("light_rounds", expected.light_rounds);
+    let main_workload = |burst| Workload {
+        burst,
+        heavy_cost_ms: p.heavy_cost_ms,
+        window: Duration::from_millis(p.window_ms),
+        path: SpawnPath::Injection,
+    };
+    let cells = |cases: Vec<String>, variants: &[&str]| -> Vec<Cell> {
+        cases
+            .iter()
+            .flat_map(|c| variants.iter().map(move |v| Cell::new(c, v)))
+            .collect()
+    };
+    let variants: Vec<&str> = Variant::ALL.iter().map(|v| v.name()).collect();
+    let variant = |cell: &Cell| Variant::from_name(&cell.variant).expect("cells name variants");
+    let bursts = p.bursts.iter().map(|b| b.to_string()).collect();
+    let costs = p.heavy_costs_ms.iter().map(|c| c.to_string()).collect();
+    let paths = vec!["injection".to_string(), "accept_loop".into()];
+    let spins = GENERATOR_SPINS_US.iter().map(|s| s.to_string()).collect();
     h.run(vec![
-        Experiment::new("blocking", cells.collect(), |cell, _rep| {
-            let burst: u32 = cell.case.parse().expect("cases are burst sizes");
-            let variant = Variant::from_name(&cell.variant).expect("cells name known variants");
-            run_cell(&p, &expected, burst, variant)
-        }),
-        Experiment::new("generator", spins.collect(), |cell, _rep| {
+        Experiment::new("blocking", cells(bursts, &variants), |cell, _| {
+            let burst = cell.case.parse().expect("cases are burst sizes");
+            run_cell(&p, &expected, &main_workload(burst), variant(cell))
+        })
+        .shaped_by(&[
+            "workers",
+            "lane_threads",
+            "light_cost_us",
+            "heavy_cost_ms",
+            "light_load",
+            "heavy_load",
+            "warmup_ms",
+            "window_ms",
+            "bursts",
+            "generator_spin_us",
+        ]),
+        Experiment::new(
+            "heavy_cost",
+            cells(costs, &["inline", "spawn_blocking"]),
+            |cell, _| {
+                let w = Workload {
+                    heavy_cost_ms: cell.case.parse().expect("cases are job lengths"),
+                    window: Duration::from_millis(p.heavy_cost_window_ms),
+                    ..main_workload(p.workers)
+                };
+                run_cell(&p, &expected, &w, variant(cell))
+            },
+        )
+        .shaped_by(&[
+            "workers",
+            "light_cost_us",
+            "light_load",
+            "heavy_load",
+            "warmup_ms",
+            "heavy_costs_ms",
+            "heavy_cost_window_ms",
+            "generator_spin_us",
+        ]),
+        Experiment::new(
+            "spawn_path",
+            cells(paths, &["inline", "spawn_blocking"]),
+            |cell, _| {
+                let w = Workload {
+                    path: SpawnPath::from_name(&cell.case).expect("cases are spawn paths"),
+                    ..main_workload(p.workers)
+                };
+                run_cell(&p, &expected, &w, variant(cell))
+            },
+        )
+        .shaped_by(&[
+            "workers",
+            "light_cost_us",
+            "heavy_cost_ms",
+            "light_load",
+            "heavy_load",
+            "warmup_ms",
+            "window_ms",
+            "generator_spin_us",
+        ]),
+        Experiment::new("generator", cells(spins, &["alone"]), |cell, _| {
             generator_alone(&p, cell.case.parse().expect("cases are spin margins"))
         })
         .shaped_by(&["light_rate_per_s", "window_ms"]),

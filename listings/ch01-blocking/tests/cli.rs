@@ -78,7 +78,14 @@ fn save_refuses_quick_runs_and_keeps_the_stored_record() {
 fn an_interrupted_run_leaves_the_stored_record_as_it_was() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("ch01-blocking.json");
-    std::fs::write(&out, "the previous record").unwrap();
+    let previous = measure::Record::sketch(
+        "ch01-blocking",
+        "test",
+        &[("workers", 1.0)],
+        &[("blocking", "1", "inline", "p99", "ns", &[35e6, 36e6])],
+    );
+    previous.save_atomic(&out).unwrap();
+    let before = std::fs::read(&out).unwrap();
     let mut command = Command::new(env!("CARGO_BIN_EXE_ch01-blocking"));
     command
         .args(["--quick", "--out"])
@@ -102,10 +109,8 @@ fn an_interrupted_run_leaves_the_stored_record_as_it_was() {
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let status = child.wait().unwrap();
     assert!(!status.success());
-    assert_eq!(
-        std::fs::read_to_string(&out).unwrap(),
-        "the previous record"
-    );
+    assert_eq!(std::fs::read(&out).unwrap(), before, "byte for byte");
+    assert_eq!(measure::Record::load(&out).unwrap(), previous);
     let leftovers = std::fs::read_dir(dir.path()).unwrap().count();
     assert_eq!(leftovers, 1, "no temporary file left behind");
 }

@@ -7,8 +7,7 @@
 use arc_swap::ArcSwap;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
-use std::hash::{BuildHasher, RandomState};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, RwLock, mpsc};
 use std::time::{Duration, Instant};
 use tokio::sync::{oneshot, watch};
@@ -44,10 +43,12 @@ pub async fn visit_guard_scoped(visits: &Visits, page: u64, upstream: &Upstream)
 // ANCHOR_END: guard_scoped
 
 // ANCHOR: clippy_await_holding_lock
-/// A `std::sync::MutexGuard` across an `.await`. This compiles (nothing here requires the
-/// future to be `Send`), and blocks the worker thread of any task that waits for the lock.
-/// Clippy's `await_holding_lock` catches it; the lint is allowed here only because this
-/// function exists to show it, and the book runs clippy with it forced on.
+/// A `std::sync::MutexGuard` across an `.await`. The function compiles: only a future handed to
+/// `tokio::spawn` must be `Send`, and this one may be awaited on a current-thread runtime or a
+/// `LocalSet`, where a second task that waits for the lock blocks the only thread (see the
+/// `current_thread_deadlock` example). Clippy's `await_holding_lock` catches it; the lint is
+/// allowed here only because this function exists to show it, and the book runs clippy with it
+/// forced on.
 #[allow(clippy::await_holding_lock)]
 pub async fn visit_std_guard_held(
     visits: &std::sync::Mutex<HashMap<u64, u64>>,
@@ -151,11 +152,9 @@ fn serve_deadlines(pending: mpsc::Receiver<(Instant, oneshot::Sender<()>)>) {
     }
 }
 
-/// Spins until `deadline`, then answers the call.
+/// Spins until `deadline` (as the load generator does), then answers the call.
 fn answer_at(deadline: Instant, answer: oneshot::Sender<()>) {
-    while Instant::now() < deadline {
-        std::hint::spin_loop();
-    }
+    measure::loadgen::spin_until(deadline);
     let _ = answer.send(());
 }
 
@@ -182,10 +181,18 @@ pub fn count_parking_lot(counters: &ParkingLotCounters, key: u64) {
     *counters.lock().entry(key).or_default() += 1;
 }
 
-/// `tokio::sync::Mutex`: waits asynchronously; every lock goes through a semaphore and its
-/// waiter queue, even when nobody else holds it.
+/// `tokio::sync::Mutex`: a semaphore of one permit. Every `lock().await` takes the permit
+/// with a compare-and-swap, then spends one unit of the task's cooperative budget (after 128,
+/// the lock returns `Pending` once so that the worker can run other tasks); every unlock takes
+/// the semaphore's waiter-list lock to hand the permit to a waiter, if there is one.
 pub async fn count_tokio(counters: &TokioCounters, key: u64) {
     *counters.lock().await.entry(key).or_default() += 1;
+}
+
+/// The same lock outside the cooperative budget (`tokio::task::unconstrained`): what the
+/// budget's forced yields cost, measured.
+pub async fn count_tokio_unconstrained(counters: &TokioCounters, key: u64) {
+    tokio::task::unconstrained(count_tokio(counters, key)).await
 }
 
 /// The floor: one uncontended atomic increment (each task has its own counter).
@@ -194,6 +201,40 @@ pub fn count_atomic(counter: &AtomicU64) {
 }
 // ANCHOR_END: locked_updates
 
+/// The locks Experiment 2 compares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lock {
+    Tokio,
+    TokioUnconstrained,
+    Std,
+    ParkingLot,
+    Atomic,
+}
+
+impl Lock {
+    pub const ALL: [Lock; 5] = [
+        Lock::Tokio,
+        Lock::TokioUnconstrained,
+        Lock::Std,
+        Lock::ParkingLot,
+        Lock::Atomic,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Lock::Tokio => "tokio",
+            Lock::TokioUnconstrained => "tokio_unconstrained",
+            Lock::Std => "std",
+            Lock::ParkingLot => "parking_lot",
+            Lock::Atomic => "atomic",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Lock> {
+        Lock::ALL.into_iter().find(|l| l.name() == name)
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // 3. Contention and sharding
 
@@ -201,21 +242,35 @@ pub fn count_atomic(counter: &AtomicU64) {
 /// Per-key counters split over `n` independently locked shards chosen by the key's hash, so
 /// threads updating different keys rarely meet. One shard is the plain single-mutex map.
 pub struct ShardedCounters {
-    shards: Vec<std::sync::Mutex<HashMap<u64, u64>>>,
-    hasher: RandomState,
+    shards: Vec<Shard>,
 }
+
+/// One shard on a cache line of its own, so that two threads locking neighbouring shards do
+/// not bounce one line between their cores (the alignment is a cache line pair: some CPUs
+/// prefetch lines two at a time).
+#[repr(align(128))]
+#[derive(Default)]
+pub struct Shard(std::sync::Mutex<HashMap<u64, u64>>);
 
 impl ShardedCounters {
     pub fn new(n: usize) -> ShardedCounters {
-        let shards = (0..n.max(1)).map(|_| Default::default()).collect();
-        ShardedCounters {
-            shards,
-            hasher: RandomState::new(),
-        }
+        let shards = (0..n.max(1)).map(|_| Shard::default()).collect();
+        ShardedCounters { shards }
     }
 
+    /// The shard of `key`: a multiply-and-shift hash, a few instructions, not the map's SipHash.
     pub fn shard(&self, key: u64) -> &std::sync::Mutex<HashMap<u64, u64>> {
-        &self.shards[self.hasher.hash_one(key) as usize % self.shards.len()]
+        let hash = key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32;
+        &self.shards[hash as usize % self.shards.len()].0
+    }
+
+    pub fn count(&self, key: u64) {
+        *self
+            .shard(key)
+            .lock()
+            .expect("not poisoned")
+            .entry(key)
+            .or_default() += 1;
     }
 }
 // ANCHOR_END: sharded_counters
@@ -225,19 +280,49 @@ impl ShardedCounters {
     pub fn total(&self) -> u64 {
         self.shards
             .iter()
+            .map(|s| s.0.lock().expect("not poisoned").values().sum::<u64>())
+            .sum()
+    }
+}
+
+/// The same counters without the padding: shards packed side by side, several to a cache line.
+pub struct PackedCounters {
+    shards: Vec<std::sync::Mutex<HashMap<u64, u64>>>,
+}
+
+impl PackedCounters {
+    pub fn new(n: usize) -> PackedCounters {
+        PackedCounters {
+            shards: (0..n.max(1)).map(|_| Default::default()).collect(),
+        }
+    }
+
+    pub fn count(&self, key: u64) {
+        let hash = key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32;
+        let shard = &self.shards[hash as usize % self.shards.len()];
+        *shard.lock().expect("not poisoned").entry(key).or_default() += 1;
+    }
+
+    pub fn total(&self) -> u64 {
+        self.shards
+            .iter()
             .map(|s| s.lock().expect("not poisoned").values().sum::<u64>())
             .sum()
     }
 }
 
 // ANCHOR: timed_lock
-/// Spot it: time how long each acquisition waits, so a contended lock shows up as a histogram
-/// of acquire times instead of as mysteriously idle CPUs.
+/// Spot it: time how long an acquisition waits, so a contended lock shows up as a histogram of
+/// acquire times instead of as mysteriously idle CPUs. The wait is recorded after the guard is
+/// dropped, so the recording does not lengthen the critical section; time one acquisition in
+/// several, and the clock reads cost little.
 pub fn count_timed(counters: &ShardedCounters, key: u64, waited: &mut impl FnMut(Duration)) {
     let asked = Instant::now();
     let mut shard = counters.shard(key).lock().expect("not poisoned");
-    waited(asked.elapsed());
+    let wait = asked.elapsed();
     *shard.entry(key).or_default() += 1;
+    drop(shard);
+    waited(wait);
 }
 // ANCHOR_END: timed_lock
 
@@ -290,6 +375,8 @@ pub enum SharedConfig {
 }
 
 impl SharedConfig {
+    pub const KINDS: [&'static str; 3] = ["rwlock", "arc_swap", "watch"];
+
     pub fn new(kind: &str) -> Option<SharedConfig> {
         let start = Config::new(0);
         Some(match kind {
@@ -310,23 +397,38 @@ impl SharedConfig {
         }
     }
 
-    /// A reader for one thread.
-    pub fn reader(&self) -> Box<dyn FnMut() -> Config + Send> {
+    /// Reads as fast as it can until `stop`; returns (reads, torn reads). The kind is chosen
+    /// once, outside the loop, so each loop calls its reader directly (no indirect call).
+    pub fn read_until(&self, stop: &AtomicBool) -> (u64, u64) {
         match self {
-            SharedConfig::RwLock(c) => {
-                let c = c.clone();
-                Box::new(move || read_rwlock(&c))
-            }
-            SharedConfig::ArcSwap(c) => {
-                let c = c.clone();
-                Box::new(move || read_arc_swap(&c))
-            }
+            SharedConfig::RwLock(c) => read_loop(|| read_rwlock(c), stop),
+            SharedConfig::ArcSwap(c) => read_loop(|| read_arc_swap(c), stop),
             SharedConfig::Watch(c) => {
                 let rx = c.subscribe();
-                Box::new(move || read_watch(&rx))
+                read_loop(|| read_watch(&rx), stop)
             }
         }
     }
+
+    /// The latest value, as a reader sees it.
+    pub fn latest(&self) -> Config {
+        match self {
+            SharedConfig::RwLock(c) => read_rwlock(c),
+            SharedConfig::ArcSwap(c) => read_arc_swap(c),
+            SharedConfig::Watch(c) => read_watch(&c.subscribe()),
+        }
+    }
+}
+
+fn read_loop(mut read: impl FnMut() -> Config, stop: &AtomicBool) -> (u64, u64) {
+    let (mut reads, mut torn) = (0u64, 0u64);
+    while !stop.load(Ordering::Relaxed) {
+        if !read().is_consistent() {
+            torn += 1;
+        }
+        reads += 1;
+    }
+    (reads, torn)
 }
 
 #[cfg(test)]
@@ -337,44 +439,60 @@ mod tests {
     /// The exercise's test, on Tokio's paused clock: 100 handlers make a 2 ms upstream call at
     /// once. With the guard scoped they overlap and all finish 2 ms (virtual) later; with the
     /// guard held across the call they queue, 100 × 2 ms. No wall-clock time is involved.
-    async fn hundred_concurrent_visits<F, Fut>(visit: F) -> Duration
+    /// Returns how long each call took and how long all of them took.
+    async fn hundred_concurrent_visits<F, Fut>(visit: F) -> (Vec<Duration>, Duration)
     where
         F: Fn(Arc<Visits>, u64, Upstream) -> Fut,
         Fut: std::future::Future<Output = ()> + Send + 'static,
     {
         let visits = Arc::new(Visits::default());
-        let upstream = Upstream::Timer(Duration::from_millis(2));
+        let upstream = Upstream::Timer(UPSTREAM);
         let start = tokio::time::Instant::now();
         let handlers: Vec<_> = (0..100)
-            .map(|page| tokio::spawn(visit(visits.clone(), page % 7, upstream.clone())))
+            .map(|page| {
+                let call = visit(visits.clone(), page % 7, upstream.clone());
+                tokio::spawn(async move {
+                    let t = tokio::time::Instant::now();
+                    call.await;
+                    t.elapsed()
+                })
+            })
             .collect();
+        let mut each = Vec::new();
         for h in handlers {
-            h.await.unwrap();
+            each.push(h.await.unwrap());
         }
         assert_eq!(visits.lock().await.values().sum::<u64>(), 100);
-        start.elapsed()
+        (each, start.elapsed())
     }
+
+    const UPSTREAM: Duration = Duration::from_millis(2);
 
     #[tokio::test(start_paused = true)]
     async fn scoped_guard_lets_the_calls_overlap() {
-        let took =
+        let (each, all) =
             hundred_concurrent_visits(|v, p, u| async move { visit_guard_scoped(&v, p, &u).await })
                 .await;
         assert!(
-            took < Duration::from_millis(10),
-            "took {took:?} of virtual time"
+            each.iter().all(|t| *t >= UPSTREAM),
+            "every call made the upstream call"
+        );
+        assert!(
+            all < Duration::from_millis(10),
+            "took {all:?} of virtual time"
         );
     }
 
     #[tokio::test(start_paused = true)]
     async fn held_guard_serialises_the_calls() {
-        let took =
+        let (each, all) =
             hundred_concurrent_visits(|v, p, u| async move { visit_guard_held(&v, p, &u).await })
                 .await;
         assert!(
-            took >= Duration::from_millis(200),
-            "took {took:?} of virtual time"
+            each.iter().all(|t| *t >= UPSTREAM),
+            "every call made the upstream call"
         );
+        assert!(all >= 100 * UPSTREAM, "took {all:?} of virtual time");
     }
     // ANCHOR_END: exercise_test
 
@@ -391,11 +509,15 @@ mod tests {
             count_std(&std_c, k % 3);
             count_parking_lot(&pl, k % 3);
             rt.block_on(count_tokio(&tk, k % 3));
+            rt.block_on(count_tokio_unconstrained(&tk, k % 3));
             count_atomic(&atomic);
         }
         assert_eq!(std_c.lock().unwrap()[&0], 4);
         assert_eq!(pl.lock()[&1], 3);
-        assert_eq!(rt.block_on(tk.lock())[&2], 3);
+        assert_eq!(rt.block_on(tk.lock())[&2], 6);
+        for lock in Lock::ALL {
+            assert_eq!(Lock::from_name(lock.name()), Some(lock));
+        }
         assert_eq!(atomic.load(Ordering::Relaxed), 10);
     }
 
@@ -405,12 +527,21 @@ mod tests {
         let mut waits = 0;
         for k in 0..1000 {
             count_timed(&c, k, &mut |_| waits += 1);
+            c.count(k);
         }
-        assert_eq!((c.total(), waits), (1000, 1000));
+        assert_eq!((c.total(), waits), (2000, 1000));
+        assert_eq!(
+            std::mem::align_of::<Shard>(),
+            128,
+            "one shard per cache line pair"
+        );
+        let packed = PackedCounters::new(16);
+        (0..1000).for_each(|k| packed.count(k));
+        assert_eq!(packed.total(), 1000);
         let used = c
             .shards
             .iter()
-            .filter(|s| !s.lock().unwrap().is_empty())
+            .filter(|s| !s.0.lock().unwrap().is_empty())
             .count();
         assert!(
             used > 8,
@@ -421,13 +552,17 @@ mod tests {
 
     #[test]
     fn every_config_reader_sees_the_latest_write() {
-        for kind in ["rwlock", "arc_swap", "watch"] {
+        for kind in SharedConfig::KINDS {
             let shared = SharedConfig::new(kind).unwrap();
-            let mut read = shared.reader();
-            assert_eq!(read(), Config::new(0));
+            assert_eq!(shared.latest(), Config::new(0));
             shared.write(Config::new(7));
-            assert_eq!(read(), Config::new(7), "{kind}");
-            assert!(read().is_consistent());
+            assert_eq!(shared.latest(), Config::new(7), "{kind}");
+            let stop = AtomicBool::new(true);
+            assert_eq!(
+                shared.read_until(&stop),
+                (0, 0),
+                "a stopped reader reads nothing"
+            );
         }
         assert!(SharedConfig::new("mutex").is_none());
     }
@@ -438,15 +573,28 @@ mod tests {
         let rt = tokio::runtime::Builder::new_current_thread()
             .build()
             .unwrap();
-        let start = Instant::now();
-        rt.block_on(async {
-            let calls: Vec<_> = (0..20).map(|_| upstream.call()).collect();
-            for c in calls {
-                c.await;
+        // Twenty calls at once, each timed on its own: none may come back early.
+        let took: Vec<Duration> = rt.block_on(async {
+            let calls = (0..20).map(|_| {
+                let upstream = upstream.clone();
+                tokio::spawn(async move {
+                    let t = Instant::now();
+                    upstream.call().await;
+                    t.elapsed()
+                })
+            });
+            let handles: Vec<_> = calls.collect();
+            let mut took = Vec::new();
+            for h in handles {
+                took.push(h.await.unwrap());
             }
+            took
         });
-        // A lower bound only: the deadline thread never answers early.
-        assert!(start.elapsed() >= Duration::from_millis(3));
+        assert_eq!(took.len(), 20);
+        assert!(
+            took.iter().all(|t| *t >= Duration::from_millis(3)),
+            "{took:?}"
+        );
         drop(upstream);
         thread.join().unwrap();
     }

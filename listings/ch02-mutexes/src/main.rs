@@ -23,6 +23,8 @@ struct Params {
     increments_per_thread: u32,
     shard_counts: Vec<u32>,
     keys: u64,
+    /// Experiment `acquire_time` times one acquisition in this many.
+    acquire_sample_every: u32,
     config_readers: u32,
     config_writes_per_s: u32,
     config_window_ms: u64,
@@ -50,6 +52,7 @@ impl Params {
             increments_per_thread: if quick { 20_000 } else { 500_000 },
             shard_counts: vec![1, 4, 16, 64],
             keys: 10_000,
+            acquire_sample_every: 16,
             config_readers: cores,
             config_writes_per_s: 100,
             config_window_ms: if quick { 50 } else { 1000 },
@@ -65,25 +68,18 @@ impl Params {
     }
 }
 
-fn runtime(workers: u32) -> Result<tokio::runtime::Runtime, String> {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(workers as usize)
-        .enable_all()
-        .build()
-        .map_err(|e| format!("cannot build the runtime: {e}"))
-}
-
 /// Experiment `timer`: how late does a requested delay come back, from Tokio's timer and from
 /// the deadline thread that models the upstream call?
 fn timer(p: &Params, requested_us: u64, variant: &str) -> Result<Measurement, String> {
     let requested = Duration::from_micros(requested_us);
-    let rt = runtime(p.workers)?;
+    let rt = measure::runtime(p.workers)?;
     let (upstream, thread) = match variant {
         "tokio_sleep" => (Upstream::Timer(requested), None),
-        _ => {
+        "precise_upstream" => {
             let (precise, thread) = PreciseUpstream::start(requested);
             (Upstream::Precise(precise), Some(thread))
         }
+        other => return Err(format!("unknown timer variant {other}")),
     };
     let mut hist = LatencyHistogram::new();
     rt.block_on(async {
@@ -109,7 +105,7 @@ fn timer(p: &Params, requested_us: u64, variant: &str) -> Result<Measurement, St
 /// Experiment `guard_across_await`: N handlers at once, each updating the map and then making a
 /// 2 ms upstream call, with the guard held across the call or scoped before it.
 fn guard_across_await(p: &Params, variant: &str) -> Result<Measurement, String> {
-    let rt = runtime(p.workers)?;
+    let rt = measure::runtime(p.workers)?;
     let (precise, thread) = PreciseUpstream::start(p.upstream_latency());
     let upstream = Upstream::Precise(precise);
     let visits = Arc::new(Visits::default());
@@ -160,36 +156,39 @@ fn guard_across_await(p: &Params, variant: &str) -> Result<Measurement, String> 
 
 /// Experiment `which_mutex`: 64 tasks on the runtime's workers, each doing many updates of one
 /// shared map, with no `.await` under the lock. Reports nanoseconds per update.
-fn which_mutex(p: &Params, workers: u32, variant: &str) -> Result<Measurement, String> {
-    let rt = runtime(workers)?;
+fn which_mutex(p: &Params, workers: u32, lock: Lock) -> Result<Measurement, String> {
+    let rt = measure::runtime(workers)?;
     let (tasks, n) = (p.tasks, p.updates_per_task);
     let key = move |t: u32, i: u32| u64::from((t * 7919 + i) % 1024);
     let std_map = Arc::new(StdCounters::default());
     let pl_map = Arc::new(ParkingLotCounters::default());
     let tokio_map = Arc::new(TokioCounters::default());
     let atomics: Arc<Vec<Padded>> = Arc::new((0..tasks).map(|_| Padded::default()).collect());
-    let variant_owned = variant.to_string();
     let wall = rt.block_on(async {
         let start = Instant::now();
         let handles: Vec<_> = (0..tasks)
             .map(|t| {
-                let (s, pl, tk, at, v) = (
+                let (s, pl, tk, at) = (
                     std_map.clone(),
                     pl_map.clone(),
                     tokio_map.clone(),
                     atomics.clone(),
-                    variant_owned.clone(),
                 );
                 tokio::spawn(async move {
-                    match v.as_str() {
-                        "std" => (0..n).for_each(|i| count_std(&s, key(t, i))),
-                        "parking_lot" => (0..n).for_each(|i| count_parking_lot(&pl, key(t, i))),
-                        "tokio" => {
+                    match lock {
+                        Lock::Std => (0..n).for_each(|i| count_std(&s, key(t, i))),
+                        Lock::ParkingLot => (0..n).for_each(|i| count_parking_lot(&pl, key(t, i))),
+                        Lock::Tokio => {
                             for i in 0..n {
                                 count_tokio(&tk, key(t, i)).await;
                             }
                         }
-                        _ => (0..n).for_each(|_| count_atomic(&at[t as usize].0)),
+                        Lock::TokioUnconstrained => {
+                            for i in 0..n {
+                                count_tokio_unconstrained(&tk, key(t, i)).await;
+                            }
+                        }
+                        Lock::Atomic => (0..n).for_each(|_| count_atomic(&at[t as usize].0)),
                     }
                 })
             })
@@ -199,16 +198,17 @@ fn which_mutex(p: &Params, workers: u32, variant: &str) -> Result<Measurement, S
         }
         Ok::<_, String>(start.elapsed())
     })?;
-    let total = match variant {
-        "std" => std_map.lock().expect("not poisoned").values().sum::<u64>(),
-        "parking_lot" => pl_map.lock().values().sum(),
-        "tokio" => tokio_map.blocking_lock().values().sum(),
-        _ => atomics.iter().map(|a| a.0.load(Ordering::Relaxed)).sum(),
+    let total = match lock {
+        Lock::Std => std_map.lock().expect("not poisoned").values().sum::<u64>(),
+        Lock::ParkingLot => pl_map.lock().values().sum(),
+        Lock::Tokio | Lock::TokioUnconstrained => tokio_map.blocking_lock().values().sum(),
+        Lock::Atomic => atomics.iter().map(|a| a.0.load(Ordering::Relaxed)).sum(),
     };
     let expected = u64::from(tasks) * u64::from(n);
     if total != expected {
         return Err(format!(
-            "{variant} with {workers} workers: counted {total} updates, expected {expected}"
+            "{} with {workers} workers: counted {total} updates, expected {expected}",
+            lock.name()
         ));
     }
     let mut m = Measurement::new();
@@ -225,25 +225,77 @@ fn which_mutex(p: &Params, workers: u32, variant: &str) -> Result<Measurement, S
 #[repr(align(128))]
 struct Padded(AtomicU64);
 
-/// Experiment `sharding`: threads increment per-key counters behind one lock or N shards, each
-/// acquisition timed.
-fn sharding(p: &Params, shards: u32) -> Result<Measurement, String> {
-    let counters = ShardedCounters::new(shards as usize);
+/// The keys thread `t` increments, in order: spread over `keys`, different per thread.
+fn key_of(t: u32, i: u32, keys: u64) -> u64 {
+    mix(u64::from(t) << 32 | u64::from(i)) % keys
+}
+
+/// Experiment `sharding`: threads increment per-key counters behind one lock or N shards, with
+/// nothing else in the loop: wall time only. `padded` gives each shard its own cache line;
+/// `packed` lays the shards side by side.
+fn sharding(p: &Params, shards: u32, padded: bool) -> Result<Measurement, String> {
     let (threads, n, keys) = (p.contention_threads, p.increments_per_thread, p.keys);
+    let sharded = ShardedCounters::new(shards as usize);
+    let packed = PackedCounters::new(shards as usize);
     let start = Instant::now();
-    let (waited, acquire) = std::thread::scope(|scope| {
+    std::thread::scope(|scope| {
+        for t in 0..threads {
+            let (sharded, packed) = (&sharded, &packed);
+            scope.spawn(move || {
+                for i in 0..n {
+                    let key = key_of(t, i, keys);
+                    if padded {
+                        sharded.count(key);
+                    } else {
+                        packed.count(key);
+                    }
+                }
+            });
+        }
+    });
+    let wall = start.elapsed();
+    let expected = u64::from(threads) * u64::from(n);
+    let total = if padded {
+        sharded.total()
+    } else {
+        packed.total()
+    };
+    if total != expected {
+        return Err(format!(
+            "{shards} shards: counted {total}, expected {expected}"
+        ));
+    }
+    let mut m = Measurement::new();
+    m.push("wall", "ms", wall.as_secs_f64() * 1e3).push(
+        "ns_per_increment",
+        "ns",
+        wall.as_nanos() as f64 / expected as f64,
+    );
+    Ok(m)
+}
+
+/// Experiment `acquire_time`: the same counting, padded, with one acquisition in
+/// `acquire_sample_every` timed (Spot it's histogram); its wall time is not compared.
+fn acquire_time(p: &Params, shards: u32) -> Result<Measurement, String> {
+    let (threads, n, keys) = (p.contention_threads, p.increments_per_thread, p.keys);
+    let every = p.acquire_sample_every;
+    let counters = ShardedCounters::new(shards as usize);
+    let (sampled, acquire) = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
             .map(|t| {
                 let counters = &counters;
                 scope.spawn(move || {
-                    let mut waited = Duration::ZERO;
-                    let mut hist = LatencyHistogram::new();
+                    let (mut waited, mut hist) = (Duration::ZERO, LatencyHistogram::new());
                     for i in 0..n {
-                        let key = mix(u64::from(t) << 32 | u64::from(i)) % keys;
-                        count_timed(counters, key, &mut |w| {
-                            waited += w;
-                            hist.record(w);
-                        });
+                        let key = key_of(t, i, keys);
+                        if i % every == 0 {
+                            count_timed(counters, key, &mut |w| {
+                                waited += w;
+                                hist.record(w);
+                            });
+                        } else {
+                            counters.count(key);
+                        }
                     }
                     (waited, hist)
                 })
@@ -258,7 +310,6 @@ fn sharding(p: &Params, shards: u32) -> Result<Measurement, String> {
         }
         (total, all)
     });
-    let wall = start.elapsed();
     let expected = u64::from(threads) * u64::from(n);
     if counters.total() != expected {
         return Err(format!(
@@ -267,73 +318,57 @@ fn sharding(p: &Params, shards: u32) -> Result<Measurement, String> {
         ));
     }
     let mut m = Measurement::new();
-    m.push("wall", "ms", wall.as_secs_f64() * 1e3)
-        .push("waiting", "ms", waited.as_secs_f64() * 1e3)
-        .push(
-            "ns_per_increment",
-            "ns",
-            wall.as_nanos() as f64 / expected as f64,
-        )
-        .push(
-            "acquire_mean",
-            "ns",
-            waited.as_nanos() as f64 / expected as f64,
-        )
-        .push("acquire_p50", "ns", acquire.p50_ns())
-        .push("acquire_p99", "ns", acquire.p99_ns())
-        .push("acquire_p99.9", "ns", acquire.p999_ns())
-        .push("acquire_max", "ns", acquire.max_ns());
+    m.push(
+        "acquire_mean",
+        "ns",
+        sampled.as_nanos() as f64 / acquire.len().max(1) as f64,
+    )
+    .push("acquire_p50", "ns", acquire.p50_ns())
+    .push("acquire_p99", "ns", acquire.p99_ns())
+    .push("acquire_p99.9", "ns", acquire.p999_ns())
+    .push("acquire_max", "ns", acquire.max_ns())
+    .push("acquire_samples", "count", acquire.len() as f64);
     Ok(m)
 }
 
 /// Experiment `config`: reader threads read the configuration as fast as they can while a writer
-/// replaces it `config_writes_per_s` times a second.
-fn config(p: &Params, variant: &str) -> Result<Measurement, String> {
-    let shared = SharedConfig::new(variant).ok_or_else(|| format!("unknown reader {variant}"))?;
+/// replaces it `config_writes_per_s` times a second. Reads per second over the readers' own time.
+fn config(p: &Params, kind: &str) -> Result<Measurement, String> {
+    let shared = SharedConfig::new(kind).ok_or_else(|| format!("unknown reader {kind}"))?;
     let stop = AtomicBool::new(false);
-    let torn = AtomicU64::new(0);
     let mut writes = 0u64;
-    let reads: u64 = std::thread::scope(|scope| {
+    let (reads, torn, elapsed) = std::thread::scope(|scope| {
+        let start = Instant::now();
         let readers: Vec<_> = (0..p.config_readers)
-            .map(|_| {
-                let mut read = shared.reader();
-                let (stop, torn) = (&stop, &torn);
-                scope.spawn(move || {
-                    let mut count = 0u64;
-                    while !stop.load(Ordering::Relaxed) {
-                        if !read().is_consistent() {
-                            torn.fetch_add(1, Ordering::Relaxed);
-                        }
-                        count += 1;
-                    }
-                    count
-                })
-            })
+            .map(|_| scope.spawn(|| shared.read_until(&stop)))
             .collect();
         let period = Duration::from_secs(1) / p.config_writes_per_s;
-        let end = Instant::now() + p.config_window();
+        let end = start + p.config_window();
         while Instant::now() < end {
             std::thread::sleep(period);
             writes += 1;
             shared.write(Config::new(writes));
         }
         stop.store(true, Ordering::Relaxed);
-        readers
-            .into_iter()
-            .map(|r| r.join().expect("a reader panicked"))
-            .sum()
+        let (mut reads, mut torn) = (0, 0);
+        for r in readers {
+            let (n, t) = r.join().expect("a reader panicked");
+            reads += n;
+            torn += t;
+        }
+        (reads, torn, start.elapsed())
     });
-    let last = shared.reader()();
-    if torn.load(Ordering::Relaxed) > 0 || last != Config::new(writes) {
+    let last = shared.latest();
+    if torn > 0 || last != Config::new(writes) {
         return Err(format!(
-            "{variant}: torn reads or a lost write (last {last:?}, {writes} writes)"
+            "{kind}: {torn} torn reads or a lost write (last {last:?}, {writes} writes)"
         ));
     }
     let mut m = Measurement::new();
     m.push(
         "reads_per_s",
         "reads/s",
-        reads as f64 / p.config_window().as_secs_f64(),
+        reads as f64 / elapsed.as_secs_f64(),
     );
     Ok(m)
 }
@@ -341,12 +376,13 @@ fn config(p: &Params, variant: &str) -> Result<Measurement, String> {
 const CHAPTER: Chapter = Chapter {
     name: "ch02-mutexes",
     title: "Mutexes",
-    about: "Four experiments on locks in async code: a tokio::sync::Mutex guard held across a 2 ms \
-            upstream call or scoped before it; tokio, std and parking_lot mutexes (and an atomic) with \
-            no .await under the lock, from one worker to every core; one lock against sharded locks \
-            under contention; and read-mostly configuration behind RwLock, arc-swap and watch. Also \
-            measures Tokio's timer, which decides how the upstream call is modelled.",
-    full_run: "about a minute",
+    about: "Locks in async code: a tokio::sync::Mutex guard held across a 2 ms upstream call or \
+            scoped before it; tokio (with and without the cooperative budget), std and parking_lot \
+            mutexes and an atomic, with no .await under the lock, from one worker to every core; \
+            one lock against padded and packed shards under contention, and the acquisition times \
+            (sampled); read-mostly configuration behind RwLock, arc-swap and watch. Also measures \
+            Tokio's timer, which decides how the upstream call is modelled.",
+    full_run: "about 2 minutes",
     listing_dir: env!("CARGO_MANIFEST_DIR"),
     crates: &["tokio", "parking_lot", "arc-swap", "hdrhistogram"],
     headline: &[
@@ -355,8 +391,8 @@ const CHAPTER: Chapter = Chapter {
         "wall",
         "p99",
         "ns_per_update",
-        "waiting",
-        "acquire_p99.9",
+        "acquire_p99",
+        "acquire_max",
         "reads_per_s",
     ],
     full_reps: 5,
@@ -375,6 +411,8 @@ fn main() {
     let timer_cases = vec!["50".to_string(), "1000".into(), "2000".into()];
     let workers: Vec<String> = p.worker_sweep.iter().map(|w| w.to_string()).collect();
     let shards: Vec<String> = p.shard_counts.iter().map(|s| s.to_string()).collect();
+    let locks: Vec<&str> = Lock::ALL.iter().map(|l| l.name()).collect();
+    let lock = |c: &Cell| Lock::from_name(&c.variant).expect("cells name locks");
     h.run(vec![
         Experiment::new(
             "timer",
@@ -388,27 +426,37 @@ fn main() {
             |c, _| guard_across_await(&p, &c.variant),
         )
         .shaped_by(&["held_calls", "upstream_latency_ms", "workers"]),
-        Experiment::new(
-            "which_mutex",
-            cells(workers, &["tokio", "std", "parking_lot", "atomic"]),
-            |c, _| which_mutex(&p, c.case.parse().expect("worker counts"), &c.variant),
-        )
-        .shaped_by(&["tasks", "updates_per_task", "worker_sweep"]),
-        Experiment::new("sharding", cells(shards, &["std_mutex"]), |c, _| {
-            sharding(&p, c.case.parse().expect("shard counts"))
+        Experiment::new("which_mutex", cells(workers, &locks), |c, _| {
+            which_mutex(&p, c.case.parse().expect("worker counts"), lock(c))
         })
+        .shaped_by(&["tasks", "updates_per_task", "worker_sweep"]),
+        Experiment::new(
+            "sharding",
+            cells(shards.clone(), &["padded", "packed"]),
+            |c, _| {
+                let padded = c.variant == "padded";
+                sharding(&p, c.case.parse().expect("shard counts"), padded)
+            },
+        )
         .shaped_by(&[
             "contention_threads",
             "increments_per_thread",
             "shard_counts",
             "keys",
         ]),
+        Experiment::new("acquire_time", cells(shards, &["sampled"]), |c, _| {
+            acquire_time(&p, c.case.parse().expect("shard counts"))
+        })
+        .shaped_by(&[
+            "contention_threads",
+            "increments_per_thread",
+            "shard_counts",
+            "keys",
+            "acquire_sample_every",
+        ]),
         Experiment::new(
             "config",
-            cells(
-                vec![p.config_readers.to_string()],
-                &["rwlock", "arc_swap", "watch"],
-            ),
+            cells(vec![p.config_readers.to_string()], &SharedConfig::KINDS),
             |c, _| config(&p, &c.variant),
         )
         .shaped_by(&["config_readers", "config_writes_per_s", "config_window_ms"]),

@@ -24,7 +24,7 @@ pub struct Cli {
     #[arg(long, value_name = "PATH")]
     pub out: Option<PathBuf>,
 
-    /// Run only cases or variants with this name (repeatable), e.g. --filter inline --filter 2
+    /// Run only experiments, cases or variants with this name (repeatable), e.g. --filter inline --filter 2
     #[arg(long, value_name = "CASE")]
     pub filter: Vec<String>,
 

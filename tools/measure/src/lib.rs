@@ -27,6 +27,16 @@ pub use record::{Record, Series};
 pub use runner::{Cell, Measurement, Runner};
 pub use stats::{LatencyHistogram, Summary};
 
+/// A fresh multi-thread Tokio runtime with `workers` worker threads and every driver enabled:
+/// each cell of an experiment gets its own.
+pub fn runtime(workers: u32) -> Result<tokio::runtime::Runtime, String> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(workers as usize)
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot build a runtime with {workers} workers: {e}"))
+}
+
 /// Refuses (or loudly warns about) a listing that was compiled without optimisations.
 ///
 /// A macro so that `cfg!(debug_assertions)` is read in the listing's own crate.

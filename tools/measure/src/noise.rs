@@ -4,8 +4,11 @@
 //! cell and stores them as two more metrics of the cell, in percent of one core:
 //!
 //! - `noise_steal`: time the hypervisor ran something else on our virtual CPUs (`/proc/stat`);
-//! - `noise_others`: CPU used by every other process (all CPUs' busy time in `/proc/stat`, less
-//!   this process's and its children's, from `getrusage`).
+//! - `noise_others`: CPU used by every other process: the sum of `utime + stime` (and their
+//!   reaped children's) in every `/proc/<pid>/stat` but ours and our children's. Per-process
+//!   times are accumulated precisely by the scheduler; the machine-wide busy time in
+//!   `/proc/stat` is sampled at each tick and misjudges a process that wakes and sleeps often
+//!   (a load generator, a runtime's timer) by tens of percent of a core.
 //!
 //! `/proc/stat` counts in clock ticks (usually 10 ms), too coarse for a cell of a few
 //! milliseconds, so the figure covers the cell or, when the cell was shorter than
@@ -34,18 +37,16 @@ pub fn is_noise_metric(metric: &str) -> bool {
 }
 
 /// Counters read at cell boundaries.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct Mark {
     machine: CpuTicks,
-    own: Duration,
     at: Instant,
 }
 
 impl Mark {
     fn now() -> Option<Mark> {
         Some(Mark {
-            machine: read_proc_stat()?,
-            own: own_cpu(),
+            machine: read_ticks()?,
             at: Instant::now(),
         })
     }
@@ -117,17 +118,11 @@ impl Sampler {
             None => 0,
         };
         self.marks.drain(..from);
-        let start = *self.marks.front()?;
-        self.marks.push_back(now);
+        let start = self.marks.front()?.clone();
         let wall = now.at.duration_since(start.at).as_secs_f64();
-        let own = now.own.saturating_sub(start.own).as_secs_f64();
-        Some(noise_between(
-            start.machine,
-            now.machine,
-            own,
-            wall,
-            self.hz,
-        ))
+        let noise = noise_between(start.machine, now.machine.clone(), wall, self.hz);
+        self.marks.push_back(now);
+        Some(noise)
     }
 }
 
@@ -148,67 +143,94 @@ impl Noise {
     }
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+/// Clock ticks: CPU used by other processes, each read by pid, and stolen from the machine.
+#[derive(Clone, Debug, Default, PartialEq)]
 struct CpuTicks {
-    busy: u64,
+    others: std::collections::HashMap<u32, u64>,
     steal: u64,
 }
 
+impl CpuTicks {
+    /// Ticks the other processes used since `before`: a process that appeared since counts
+    /// from zero, one that ended is left out (its parent's reaped-children time has it).
+    fn others_since(&self, before: &CpuTicks) -> u64 {
+        self.others
+            .iter()
+            .map(|(pid, now)| now.saturating_sub(before.others.get(pid).copied().unwrap_or(0)))
+            .sum()
+    }
+}
+
 /// The arithmetic, apart from the reading, so that it can be tested on known counters.
-fn noise_between(before: CpuTicks, after: CpuTicks, own_s: f64, wall_s: f64, hz: f64) -> Noise {
+fn noise_between(before: CpuTicks, after: CpuTicks, wall_s: f64, hz: f64) -> Noise {
     if wall_s <= 0.0 {
         return Noise {
             steal: 0.0,
             others: 0.0,
         };
     }
-    let busy_s = after.busy.saturating_sub(before.busy) as f64 / hz;
+    let others_s = after.others_since(&before) as f64 / hz;
     let steal_s = after.steal.saturating_sub(before.steal) as f64 / hz;
     Noise {
         steal: 100.0 * steal_s / wall_s,
-        others: (100.0 * (busy_s - own_s) / wall_s).max(0.0),
+        others: 100.0 * others_s / wall_s,
     }
 }
 
-/// The machine-wide `cpu` line of `/proc/stat`: busy ticks (user, nice, system, irq, softirq)
-/// and steal ticks.
-fn read_proc_stat() -> Option<CpuTicks> {
-    let text = std::fs::read_to_string("/proc/stat").ok()?;
-    parse_cpu_line(text.lines().next()?)
+/// Steal from `/proc/stat` and every other process's CPU from `/proc/<pid>/stat`.
+fn read_ticks() -> Option<CpuTicks> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    let steal = parse_steal(stat.lines().next()?)?;
+    let me = std::process::id();
+    let mut others = std::collections::HashMap::new();
+    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if pid == me {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue; // it ended meanwhile
+        };
+        if let Some((ppid, ticks)) = parse_pid_stat(&text)
+            && ppid != me
+        {
+            others.insert(pid, ticks);
+        }
+    }
+    Some(CpuTicks { others, steal })
 }
 
-fn parse_cpu_line(line: &str) -> Option<CpuTicks> {
+/// The steal field of the machine-wide `cpu` line of `/proc/stat`.
+fn parse_steal(line: &str) -> Option<u64> {
     let mut fields = line.split_whitespace();
     if fields.next()? != "cpu" {
         return None;
     }
-    let v: Vec<u64> = fields.map(|f| f.parse().unwrap_or(0)).collect();
-    // user nice system idle iowait irq softirq steal (guest time is already inside user).
-    let at = |i: usize| v.get(i).copied().unwrap_or(0);
-    Some(CpuTicks {
-        busy: at(0) + at(1) + at(2) + at(5) + at(6),
-        steal: at(7),
-    })
+    // user nice system idle iowait irq softirq steal
+    fields.nth(7)?.parse().ok()
+}
+
+/// (parent pid, utime + stime + cutime + cstime) from a `/proc/<pid>/stat` line. The command
+/// name in parentheses may hold spaces, so fields are counted after its closing parenthesis.
+fn parse_pid_stat(text: &str) -> Option<(u32, u64)> {
+    let rest = &text[text.rfind(')')? + 1..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    // After the name: state(0) ppid(1) ... utime(11) stime(12) cutime(13) cstime(14).
+    let num = |i: usize| f.get(i)?.parse::<u64>().ok();
+    let ppid = f.get(1)?.parse().ok()?;
+    Some((ppid, num(11)? + num(12)? + num(13)? + num(14)?))
 }
 
 fn ticks_per_second() -> f64 {
     // SAFETY: sysconf has no preconditions.
     let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
     if hz > 0 { hz as f64 } else { 100.0 }
-}
-
-/// CPU time of this process and of its children that have been waited for.
-fn own_cpu() -> Duration {
-    let usage = |who| {
-        // SAFETY: getrusage writes one rusage through a valid pointer.
-        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-        if unsafe { libc::getrusage(who, &mut ru) } != 0 {
-            return Duration::ZERO;
-        }
-        let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
-        tv(ru.ru_utime) + tv(ru.ru_stime)
-    };
-    usage(libc::RUSAGE_SELF) + usage(libc::RUSAGE_CHILDREN)
 }
 
 #[cfg(test)]
@@ -220,10 +242,10 @@ mod tests {
         let Some(mut sampler) = Sampler::new() else {
             return; // not Linux
         };
-        let mark = *sampler.marks.front().unwrap();
+        let mark = sampler.marks.front().unwrap().clone();
         let ago = |ms| Mark {
             at: mark.at - Duration::from_millis(ms),
-            ..mark
+            ..mark.clone()
         };
         sampler.marks = VecDeque::from([ago(3000), ago(2000), ago(800), ago(100)]);
         sampler.begin();
@@ -235,38 +257,31 @@ mod tests {
     }
 
     #[test]
-    fn reads_the_machine_line_of_proc_stat() {
-        let t = parse_cpu_line("cpu  33460 7 4758 26387 692 3 33 50 0 0").unwrap();
-        assert_eq!(t.busy, 33460 + 7 + 4758 + 3 + 33);
-        assert_eq!(t.steal, 50);
-        assert!(parse_cpu_line("cpu0 1 2 3").is_none());
+    fn reads_steal_and_a_processs_cpu() {
+        assert_eq!(
+            parse_steal("cpu  33460 7 4758 26387 692 3 33 50 0 0"),
+            Some(50)
+        );
+        assert!(parse_steal("cpu0 1 2 3").is_none());
+        let line = "1234 (my (odd) prog) S 77 1234 1234 0 -1 4194560 100 0 0 0 250 30 4 6 20 0 1 0 55 1000 10";
+        assert_eq!(parse_pid_stat(line), Some((77, 250 + 30 + 4 + 6)));
     }
 
     #[test]
     fn steal_and_other_processes_in_percent_of_a_core() {
-        let before = CpuTicks { busy: 0, steal: 0 };
-        // 2 s of wall time at 100 ticks/s: 150 busy ticks (1.5 CPU-seconds), 1.2 of them ours;
-        // 20 ticks stolen.
-        let after = CpuTicks {
-            busy: 150,
-            steal: 20,
+        let ticks = |others: &[(u32, u64)], steal| CpuTicks {
+            others: others.iter().copied().collect(),
+            steal,
         };
-        let n = noise_between(before, after, 1.2, 2.0, 100.0);
+        // 2 s at 100 ticks/s: process 7 used 0.5 s, process 9 appeared and used 0.1 s, process
+        // 8 ended (left out); 20 ticks stolen.
+        let before = ticks(&[(7, 1000), (8, 40)], 0);
+        let after = ticks(&[(7, 1050), (9, 10)], 20);
+        let n = noise_between(before, after, 2.0, 100.0);
         assert!((n.steal - 10.0).abs() < 1e-9, "{n:?}");
-        assert!((n.others - 15.0).abs() < 1e-9, "{n:?}");
+        assert!((n.others - 30.0).abs() < 1e-9, "{n:?}");
         assert!(n.is_noisy());
-        // Our own CPU measured finer than the ticks can exceed them: never below zero.
-        let quiet = noise_between(
-            before,
-            CpuTicks {
-                busy: 100,
-                steal: 0,
-            },
-            1.05,
-            1.0,
-            100.0,
-        );
-        assert_eq!(quiet.others, 0.0);
-        assert!(!quiet.is_noisy());
+        let quiet = noise_between(ticks(&[(7, 5)], 3), ticks(&[(7, 6)], 3), 1.0, 100.0);
+        assert!(!quiet.is_noisy(), "{quiet:?}");
     }
 }

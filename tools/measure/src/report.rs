@@ -49,14 +49,17 @@ fn grouped(record: &Record) -> Vec<Group<'_>> {
         all.push(s);
     }
     for (_, rows, _) in &mut out {
-        rows.sort_by(|a, b| natural(&a.0).cmp(&natural(&b.0)).then(a.0.cmp(&b.0)));
+        rows.sort_by(|a, b| {
+            let (x, y) = (natural(&a.0), natural(&b.0));
+            x.0.cmp(&y.0).then(x.1.total_cmp(&y.1)).then(a.0.cmp(&b.0))
+        });
     }
     out
 }
 
-/// Sort key that orders "2" before "10".
-fn natural(s: &str) -> (u8, u64) {
-    s.parse::<u64>().map_or((1, 0), |n| (0, n))
+/// Sort key that orders "2" before "10" and "0.1" before "1".
+fn natural(s: &str) -> (u8, f64) {
+    s.parse::<f64>().map_or((1, 0.0), |n| (0, n))
 }
 
 /// One table per experiment: a row per (case, variant), a column per metric, cells from `cell`.

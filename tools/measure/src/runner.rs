@@ -57,9 +57,11 @@ impl Runner {
         }
     }
 
-    /// Keeps only the cells that `--filter` selects.
+    /// Keeps only the cells that `--filter` selects (by experiment, case or variant name).
     pub fn selected(mut self, cli: &crate::Cli) -> Runner {
-        self.cells.retain(|c| cli.selects(&c.case, &c.variant));
+        if !cli.filter.contains(&self.experiment) {
+            self.cells.retain(|c| cli.selects(&c.case, &c.variant));
+        }
         self
     }
 
@@ -237,6 +239,11 @@ mod tests {
         let r = Runner::new("x", cells(), 1, 1).selected(&cli);
         assert_eq!(r.cells, vec![Cell::new("0", "b")]);
         let none = crate::Cli::try_parse_from(["x", "--filter", "zzz"]).unwrap();
+        let whole = crate::Cli::try_parse_from(["x", "--filter", "x"]).unwrap();
+        assert_eq!(
+            Runner::new("x", cells(), 1, 1).selected(&whole).cells.len(),
+            5
+        );
         let empty = Runner::new("x", cells(), 1, 1).selected(&none);
         let mut calls = 0;
         let out = empty.run::<()>(|_, _| {
