@@ -44,9 +44,8 @@ fn main() {
         match lines.recv_timeout(Duration::from_secs(1)) {
             Ok(line) => println!("{line}"),
             Err(mpsc::RecvTimeoutError::Timeout) => {
-                println!(
-                    "deadlock: visit 2 blocks the runtime's only thread in Mutex::lock, so visit 1 is never polled again to drop its guard"
-                );
+                println!("deadlock: visit 2 blocks the only thread in Mutex::lock;");
+                println!("visit 1 is never polled again to drop its guard");
                 std::process::exit(0);
             }
             Err(mpsc::RecvTimeoutError::Disconnected) => return,

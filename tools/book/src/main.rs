@@ -8,6 +8,7 @@ mod checks;
 mod claims;
 mod doctest;
 mod outputs;
+mod pdf;
 
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
@@ -44,6 +45,8 @@ enum Command {
     },
     /// Compile and run every Rust code block in the book against the real crates
     Test,
+    /// Build the book, then print it to book/book.pdf with headless Chromium
+    Pdf,
     /// Rerun the commands whose output the book shows (listings/*/outputs/*.txt) and compare
     Outputs {
         /// Rewrite the files instead of failing
@@ -67,6 +70,7 @@ fn main() {
             build(&root, machine.as_deref()).and_then(|dir| serve(&dir, port))
         }
         Command::Test => doctest::run(&root),
+        Command::Pdf => pdf::print(&root).map(|_| ()),
         Command::Outputs { update } => outputs::check(&root, update),
         Command::Check { files } if files.is_empty() => claims::check_all(&root),
         Command::Check { files } => claims::validate_files(&files),
@@ -107,6 +111,7 @@ pub fn load(root: &Path, reader: Option<&str>) -> Result<MDBook> {
     md.with_preprocessor(mdbook_measured::Measure {
         reader: reader.map(str::to_string),
     });
+    md.with_preprocessor(mdbook_measured::StripHidden);
     if let Some(name) = reader {
         md.config.build.build_dir = root.join(format!("book-{name}"));
     }

@@ -1,8 +1,12 @@
 //! Inline SVG charts: lines for a sweep, bars for variants. Colours come from CSS variables
 //! (theme/measure.css), so a chart follows the reader's mdBook theme and prints in black.
+//!
+//! The x axis is categorical (one even step per case, in order), so counts such as shard numbers
+//! 1, 4, 16, 64 or job lengths 0.1 to 30 ms do not crowd at one end. The legend sits under the
+//! plot, so the plot keeps the width and the labels stay legible on a narrow screen.
 
 use crate::esc;
-use measure::report::format_value;
+use measure::report::{format_plain, format_value};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum ChartKind {
@@ -29,18 +33,22 @@ pub struct ChartSpec {
     pub unit: String,
 }
 
-const W: f64 = 680.0;
-const H: f64 = 340.0;
-const LEFT: f64 = 78.0;
-const RIGHT: f64 = 170.0;
-const TOP: f64 = 14.0;
-const BOTTOM: f64 = 52.0;
+const W: f64 = 560.0;
+const PLOT_H: f64 = 260.0;
+const LEFT: f64 = 74.0;
+const RIGHT: f64 = 14.0;
+const TOP: f64 = 12.0;
+/// Room under the plot for the x labels and the axis title.
+const UNDER: f64 = 46.0;
+const LEGEND_ROW: f64 = 20.0;
 
 /// A y axis: linear or log, mapping values to pixels.
 struct YAxis {
     log: bool,
     lo: f64,
     hi: f64,
+    /// Linear axes: the distance between ticks.
+    step: f64,
 }
 
 impl YAxis {
@@ -69,12 +77,15 @@ impl YAxis {
                 log,
                 lo: 10f64.powf(min_pos.log10().floor()),
                 hi: 10f64.powf(max.log10().ceil()).max(min_pos * 10.0),
+                step: 0.0,
             }
         } else {
+            let step = nice_step(max / 5.0);
             YAxis {
                 log,
                 lo: 0.0,
-                hi: nice_ceiling(max),
+                hi: (max / step).ceil().max(1.0) * step,
+                step,
             }
         }
     }
@@ -85,7 +96,7 @@ impl YAxis {
         } else {
             v / self.hi
         };
-        H - BOTTOM - frac.clamp(0.0, 1.0) * (H - TOP - BOTTOM)
+        TOP + PLOT_H - frac.clamp(0.0, 1.0) * PLOT_H
     }
 
     fn ticks(&self) -> Vec<f64> {
@@ -104,54 +115,64 @@ impl YAxis {
             }
             t
         } else {
-            (0..=5).map(|i| self.hi * f64::from(i) / 5.0).collect()
+            let n = (self.hi / self.step).round() as i32;
+            (0..=n).map(|i| f64::from(i) * self.step).collect()
         }
     }
 }
 
-/// 1, 2 or 5 times a power of ten, at or above `v`.
-fn nice_ceiling(v: f64) -> f64 {
+/// 1, 2, 2.5 or 5 times a power of ten, at or above `v`: a tick step that keeps the axis within
+/// one step of the data.
+fn nice_step(v: f64) -> f64 {
     if v <= 0.0 {
         return 1.0;
     }
     let base = 10f64.powf(v.log10().floor());
-    [1.0, 2.0, 5.0, 10.0]
+    [1.0, 2.0, 2.5, 5.0, 10.0]
         .iter()
         .map(|m| m * base)
-        .find(|c| *c >= v)
+        .find(|c| *c >= v * 0.999)
         .unwrap_or(10.0 * base)
 }
 
-/// An axis label: the value in its unit, without trailing zeros ("10 µs", not "10.0 µs").
+/// An axis label: the value in its unit, without trailing zeros ("10 µs", not "10.0 µs"), and a
+/// plain "0" at the origin whatever the unit.
 fn tick_label(v: f64, unit: &str) -> String {
-    measure::report::format_plain(v, unit)
+    if v == 0.0 {
+        return "0".into();
+    }
+    format_plain(v, unit)
 }
 
 fn f(v: f64) -> String {
     format!("{v:.1}")
 }
 
+/// "x: series: median (min, max)", the hover text of a point or a bar.
+fn point_title(x_label: &str, x: &str, name: &str, p: &Point, unit: &str) -> String {
+    esc(&format!(
+        "{x_label} {x}, {name}: {} (min {}, max {})",
+        format_value(p.median, unit),
+        format_value(p.min, unit),
+        format_value(p.max, unit)
+    ))
+}
+
 pub fn render(spec: &ChartSpec) -> String {
     let y = YAxis::new(spec);
     let plot_w = W - LEFT - RIGHT;
     let n = spec.xs.len().max(1) as f64;
-    let numeric: Option<Vec<f64>> = spec.xs.iter().map(|x| x.parse::<f64>().ok()).collect();
-    let x_at = |i: usize| -> f64 {
-        match (&numeric, spec.kind) {
-            (Some(nums), ChartKind::Line) if nums.len() > 1 => {
-                let (lo, hi) = (nums[0], nums[nums.len() - 1]);
-                let span = if hi > lo { hi - lo } else { 1.0 };
-                LEFT + 20.0 + (nums[i] - lo) / span * (plot_w - 40.0)
-            }
-            _ => LEFT + (i as f64 + 0.5) * plot_w / n,
-        }
-    };
+    let x_at = |i: usize| LEFT + (i as f64 + 0.5) * plot_w / n;
+    let legend_cols = 2usize;
+    let legend_rows = spec.series.len().div_ceil(legend_cols) as f64;
+    let h = TOP + PLOT_H + UNDER + legend_rows * LEGEND_ROW + 6.0;
     let mut s = format!(
-        "<svg class=\"measure-chart\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {W} {H}\" role=\"img\" aria-label=\"{}\"><title>{}</title>",
+        "<svg class=\"measure-chart\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {W} {}\" role=\"img\" aria-label=\"{}\"><title>{}</title>",
+        f(h),
         esc(&spec.title),
         esc(&spec.title)
     );
-    // Grid and y labels.
+    let bottom = TOP + PLOT_H;
     for t in y.ticks() {
         let py = f(y.y(t));
         s.push_str(&format!(
@@ -161,29 +182,25 @@ pub fn render(spec: &ChartSpec) -> String {
             esc(&tick_label(t, &spec.unit))
         ));
     }
-    // Axes.
     s.push_str(&format!(
-        "<line class=\"axis\" x1=\"{LEFT}\" x2=\"{LEFT}\" y1=\"{TOP}\" y2=\"{}\"/><line class=\"axis\" x1=\"{LEFT}\" x2=\"{}\" y1=\"{}\" y2=\"{}\"/>",
-        H - BOTTOM,
+        "<line class=\"axis\" x1=\"{LEFT}\" x2=\"{LEFT}\" y1=\"{TOP}\" y2=\"{bottom}\"/><line class=\"axis\" x1=\"{LEFT}\" x2=\"{}\" y1=\"{bottom}\" y2=\"{bottom}\"/>",
         W - RIGHT,
-        H - BOTTOM,
-        H - BOTTOM
     ));
     for (i, x) in spec.xs.iter().enumerate() {
         s.push_str(&format!(
             "<text class=\"tick\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
             f(x_at(i)),
-            H - BOTTOM + 16.0,
+            bottom + 17.0,
             esc(x)
         ));
     }
     let scale = if y.log { ", log scale" } else { "" };
     s.push_str(&format!(
-        "<text class=\"label\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text><text class=\"label\" transform=\"translate(14 {}) rotate(-90)\" text-anchor=\"middle\">{}{scale}</text>",
+        "<text class=\"label\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text><text class=\"label\" transform=\"translate(15 {}) rotate(-90)\" text-anchor=\"middle\">{}{scale}</text>",
         f(LEFT + plot_w / 2.0),
-        H - 12.0,
+        bottom + 38.0,
         esc(&spec.x_label),
-        f(TOP + (H - TOP - BOTTOM) / 2.0),
+        f(TOP + PLOT_H / 2.0),
         esc(&spec.y_label)
     ));
     let count = spec.series.len();
@@ -191,7 +208,7 @@ pub fn render(spec: &ChartSpec) -> String {
         let class = format!("s{}", k % 6);
         match spec.kind {
             ChartKind::Line => {
-                let offset = (k as f64 - (count as f64 - 1.0) / 2.0) * 3.0;
+                let offset = (k as f64 - (count as f64 - 1.0) / 2.0) * 4.0;
                 let coords: Vec<String> = points
                     .iter()
                     .enumerate()
@@ -204,19 +221,15 @@ pub fn render(spec: &ChartSpec) -> String {
                     coords.join(" ")
                 ));
                 for (i, p) in points.iter().enumerate() {
-                    if let Some(p) = p {
-                        let px = f(x_at(i) + offset);
-                        s.push_str(&format!(
-                            "<line class=\"whisker\" x1=\"{px}\" x2=\"{px}\" y1=\"{}\" y2=\"{}\"/><circle cx=\"{px}\" cy=\"{}\" r=\"3.5\"><title>{}: {} (min {}, max {})</title></circle>",
-                            f(y.y(p.min)),
-                            f(y.y(p.max)),
-                            f(y.y(p.median)),
-                            esc(name),
-                            esc(&format_value(p.median, &spec.unit)),
-                            esc(&format_value(p.min, &spec.unit)),
-                            esc(&format_value(p.max, &spec.unit))
-                        ));
-                    }
+                    let Some(p) = p else { continue };
+                    let px = x_at(i) + offset;
+                    s.push_str(&whisker(px, y.y(p.min), y.y(p.max)));
+                    s.push_str(&format!(
+                        "<circle cx=\"{}\" cy=\"{}\" r=\"4\"><title>{}</title></circle>",
+                        f(px),
+                        f(y.y(p.median)),
+                        point_title(&spec.x_label, &spec.xs[i], name, p, &spec.unit)
+                    ));
                 }
                 s.push_str("</g>");
             }
@@ -225,55 +238,66 @@ pub fn render(spec: &ChartSpec) -> String {
                 let bar = band * 0.8 / count as f64;
                 s.push_str(&format!("<g class=\"series {class}\">"));
                 for (i, p) in points.iter().enumerate() {
-                    if let Some(p) = p {
-                        let x0 = LEFT + i as f64 * band + band * 0.1 + k as f64 * bar;
-                        let top = y.y(p.median);
-                        let base = y.y(if y.log { y.lo } else { 0.0 });
-                        let mid = f(x0 + bar / 2.0);
-                        s.push_str(&format!(
-                            "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>{}: {} (min {}, max {})</title></rect><line class=\"whisker\" x1=\"{mid}\" x2=\"{mid}\" y1=\"{}\" y2=\"{}\"/>",
-                            f(x0),
-                            f(top),
-                            f(bar * 0.9),
-                            f((base - top).max(0.5)),
-                            esc(name),
-                            esc(&format_value(p.median, &spec.unit)),
-                            esc(&format_value(p.min, &spec.unit)),
-                            esc(&format_value(p.max, &spec.unit)),
-                            f(y.y(p.min)),
-                            f(y.y(p.max))
-                        ));
-                    }
+                    let Some(p) = p else { continue };
+                    let x0 = LEFT + i as f64 * band + band * 0.1 + k as f64 * bar;
+                    let top = y.y(p.median);
+                    let base = y.y(if y.log { y.lo } else { 0.0 });
+                    s.push_str(&format!(
+                        "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>{}</title></rect>",
+                        f(x0),
+                        f(top),
+                        f(bar * 0.9),
+                        f((base - top).max(0.5)),
+                        point_title(&spec.x_label, &spec.xs[i], name, p, &spec.unit)
+                    ));
+                    s.push_str(&whisker(x0 + bar * 0.45, y.y(p.min), y.y(p.max)));
                 }
                 s.push_str("</g>");
             }
         }
-        // Legend: a line and dot for lines, a square for bars.
-        let ly = TOP + 10.0 + k as f64 * 20.0;
-        let (x0, text_x) = (W - RIGHT + 14.0, W - RIGHT + 40.0);
+        // The legend, two entries a row under the plot: a line and dot, or a square for bars.
+        let (col, row) = ((k % legend_cols) as f64, (k / legend_cols) as f64);
+        let lx = LEFT + col * (plot_w / legend_cols as f64);
+        let ly = bottom + UNDER + row * LEGEND_ROW + 8.0;
         let swatch = match spec.kind {
             ChartKind::Line => format!(
-                "<line x1=\"{x0}\" x2=\"{}\" y1=\"{}\" y2=\"{}\"/><circle cx=\"{}\" cy=\"{}\" r=\"3.5\"/>",
-                x0 + 20.0,
+                "<line x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\"/><circle cx=\"{}\" cy=\"{}\" r=\"4\"/>",
+                f(lx),
+                f(lx + 22.0),
                 f(ly),
                 f(ly),
-                x0 + 10.0,
+                f(lx + 11.0),
                 f(ly)
             ),
             ChartKind::Bar => format!(
-                "<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"12\"/>",
-                x0 + 4.0,
-                f(ly - 6.0)
+                "<rect x=\"{}\" y=\"{}\" width=\"13\" height=\"13\"/>",
+                f(lx + 4.0),
+                f(ly - 6.5)
             ),
         };
         s.push_str(&format!(
-            "<g class=\"series {class}\">{swatch}</g><text class=\"legend\" x=\"{text_x}\" y=\"{}\" dominant-baseline=\"middle\">{}</text>",
+            "<g class=\"series {class}\">{swatch}</g><text class=\"legend\" x=\"{}\" y=\"{}\" dominant-baseline=\"middle\">{}</text>",
+            f(lx + 30.0),
             f(ly),
             esc(name)
         ));
     }
     s.push_str("</svg>");
     s
+}
+
+/// A min–max whisker with caps, drawn over the point or bar.
+fn whisker(x: f64, y_min: f64, y_max: f64) -> String {
+    format!(
+        "<path class=\"whisker\" d=\"M{} {}V{}M{} {}h8M{} {}h8\"/>",
+        f(x),
+        f(y_min),
+        f(y_max),
+        f(x - 4.0),
+        f(y_min),
+        f(x - 4.0),
+        f(y_max)
+    )
 }
 
 #[cfg(test)]
@@ -317,6 +341,10 @@ mod tests {
             "no blank line may split the HTML block"
         );
         assert_eq!(svg.matches("<polyline").count(), 2);
+        assert!(
+            svg.contains("<title>burst 1, inline: 35.0 ms (min 31.5 ms, max 38.5 ms)</title>"),
+            "a point's hover text names its case and series: {svg}"
+        );
     }
 
     #[test]
@@ -328,13 +356,26 @@ mod tests {
             5 + 2,
             "one bar per present point, one square per series"
         );
-        assert!(svg.contains(">0 µs<"));
+        assert!(svg.contains(">0<"), "the origin is a plain 0");
+        assert!(!svg.contains(">0 µs<"));
+        // The data reach 39.6 ms (36 ms + 10%): the axis stops at the next tick, 40 ms.
+        assert!(svg.contains(">40 ms<") && !svg.contains(">50 ms<"), "{svg}");
     }
 
     #[test]
-    fn nice_ceilings() {
-        assert_eq!(nice_ceiling(3.2), 5.0);
-        assert_eq!(nice_ceiling(120.0), 200.0);
-        assert_eq!(nice_ceiling(1000.0), 1000.0);
+    fn tick_steps_keep_the_axis_close_to_the_data() {
+        assert_eq!(nice_step(3.2), 5.0);
+        assert_eq!(nice_step(2.2), 2.5);
+        assert_eq!(nice_step(56.0), 100.0);
+        assert_eq!(nice_step(1000.0), 1000.0);
+        let axis = YAxis::new(&ChartSpec {
+            log: Some(false),
+            ..spec(None, ChartKind::Bar)
+        });
+        assert!(
+            axis.hi >= 39_600_000.0 && axis.hi < 39_600_000.0 * 1.3,
+            "{}",
+            axis.hi
+        );
     }
 }

@@ -37,6 +37,24 @@ pub struct Data {
     fallbacks: RefCell<BTreeSet<String>>,
     /// (record, claim id) of every claim directive rendered.
     used_claims: RefCell<BTreeSet<(String, String)>>,
+    /// Numbered tables and figures, by their `id=`.
+    labels: BTreeMap<String, Label>,
+}
+
+/// A numbered table or figure: what the prose calls it and where it is.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Label {
+    /// "Table 1.2" or "Figure 2.1".
+    pub name: String,
+    /// The page it is on, as an HTML path ("ch01-blocking.html").
+    pub page: String,
+}
+
+impl Label {
+    /// The element id the table or figure carries.
+    pub fn anchor(id: &str) -> String {
+        format!("m-{id}")
+    }
 }
 
 /// A directive's selection, resolved against one record.
@@ -98,7 +116,58 @@ impl Data {
             warnings: RefCell::new(BTreeSet::new()),
             fallbacks: RefCell::new(BTreeSet::new()),
             used_claims: RefCell::new(BTreeSet::new()),
+            labels: BTreeMap::new(),
         }
+    }
+
+    /// Numbers every table and figure that has an `id=`, page by page: (page path, chapter
+    /// number if any, Markdown). Tables and figures are counted apart, in page order.
+    pub fn with_labels(
+        mut self,
+        pages: &[(String, Option<String>, String)],
+    ) -> Result<Data, String> {
+        for (page, number, content) in pages {
+            let (mut tables, mut figures) = (0, 0);
+            for text in crate::directives_in(content) {
+                let Ok(d) = Directive::parse(text) else {
+                    continue; // reported when the page is expanded
+                };
+                let Some(id) = d.get("id") else { continue };
+                let kind = match d.kind.as_str() {
+                    "table" => {
+                        tables += 1;
+                        format!("Table {}", numbered(number, tables))
+                    }
+                    "chart" => {
+                        figures += 1;
+                        format!("Figure {}", numbered(number, figures))
+                    }
+                    _ => continue,
+                };
+                let html = std::path::Path::new(page)
+                    .with_extension("html")
+                    .to_string_lossy()
+                    .to_string();
+                let label = Label {
+                    name: kind,
+                    page: html,
+                };
+                if let Some(other) = self.labels.insert(id.to_string(), label) {
+                    return Err(format!(
+                        "src/{page}: id `{id}` is given twice (also {} on {})",
+                        other.name, other.page
+                    ));
+                }
+            }
+        }
+        Ok(self)
+    }
+
+    pub fn numbered(&self, id: &str) -> Result<&Label, String> {
+        self.labels.get(id).ok_or_else(|| {
+            let known: Vec<String> = self.labels.keys().cloned().collect();
+            format!("no table or figure with id `{id}`; ids: {}", list(&known))
+        })
     }
 
     pub fn with_chapter_machines(mut self, machines: BTreeMap<String, String>) -> Data {
@@ -478,5 +547,13 @@ pub fn list(v: &[String]) -> String {
         "(none)".into()
     } else {
         v.join(", ")
+    }
+}
+
+/// "1.2" in chapter 1, "2" on a page without a number.
+fn numbered(chapter: &Option<String>, n: usize) -> String {
+    match chapter {
+        Some(c) => format!("{c}.{n}"),
+        None => n.to_string(),
     }
 }

@@ -25,6 +25,7 @@
 //! there is shown as not held, and a cell that run did not measure reads "n/a".
 
 mod chart;
+pub mod code;
 mod data;
 pub mod lint;
 mod render;
@@ -35,6 +36,7 @@ use mdbook_preprocessor::{Preprocessor, PreprocessorContext};
 use std::collections::BTreeMap;
 use std::path::Path;
 
+pub use code::StripHidden;
 pub use data::Data;
 
 /// The preprocessor; `name()` is the key of its table in book.toml.
@@ -78,10 +80,22 @@ impl Preprocessor for Measure {
                 "--machine {m}: there is no data/{m}/ (run scripts/measure.sh --machine {m} first)"
             );
         }
+        let mut pages = Vec::new();
+        book.for_each_chapter_mut(|ch| {
+            if let Some(path) = &ch.path {
+                let number = ch
+                    .number
+                    .as_ref()
+                    .map(|n| n.to_string().trim_end_matches('.').to_string());
+                pages.push((path.display().to_string(), number, ch.content.clone()));
+            }
+        });
         let data = Data::new(&ctx.root, &reference)
             .with_metric_names(table("metric-names")?)
             .with_chapter_machines(table("chapter-machines")?)
-            .with_reader(self.reader.clone());
+            .with_reader(self.reader.clone())
+            .with_labels(&pages)
+            .map_err(|e| anyhow::anyhow!(e))?;
         let mut errors = Vec::new();
         let mut used_allowances = vec![false; allowed.len()];
         book.for_each_mut(|item| {
@@ -100,7 +114,7 @@ impl Preprocessor for Measure {
                     f.line, f.text
                 ));
             }
-            match expand(&data, &ch.content) {
+            match expand(&data, &code::annotate_blocks(&ch.content)) {
                 Ok(text) => ch.content = with_fallback_note(&data, text),
                 Err(e) => errors.push(format!("src/{page}: {e}")),
             }
@@ -136,6 +150,22 @@ impl Preprocessor for Measure {
 }
 
 const OPEN: &str = "{{#measure";
+
+/// The text of every directive in `content`, escaped ones left out.
+pub fn directives_in(content: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = content;
+    while let Some(at) = rest.find(OPEN) {
+        let escaped = rest[..at].ends_with('\\');
+        let from = &rest[at..];
+        let Some(end) = from.find("}}") else { break };
+        if !escaped {
+            out.push(&from[..end + 2]);
+        }
+        rest = &from[end + 2..];
+    }
+    out
+}
 
 /// In a reader's book, a page whose figures come (partly) from the book's machine says so under
 /// its title.

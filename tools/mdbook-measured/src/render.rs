@@ -23,6 +23,19 @@ pub fn render(data: &Data, d: &Directive) -> Result<String, String> {
         }
         "versions" => versions(data, d),
         "claim" => claim(data, d),
+        "ref" => {
+            d.check_keys(&["id"])?;
+            let id = d
+                .get("id")
+                .ok_or("missing id=NAME (a table's or chart's id)")?;
+            let label = data.numbered(id)?;
+            Ok(format!(
+                "<a href=\"{}#{}\">{}</a>",
+                esc(&label.page),
+                esc(&crate::data::Label::anchor(id)),
+                esc(&label.name)
+            ))
+        }
         "machines" => machines(data, d),
         other => Err(format!(
             "unknown kind `{other}` (table, chart, value, ratio, claim, param, machine, machines, provenance, versions)"
@@ -130,17 +143,112 @@ fn coordinates<'a>(
 
 fn table(data: &Data, d: &Directive) -> Result<String, String> {
     d.check_keys(&with_select(&[
-        "rows", "cols", "cases", "variants", "metrics", "caption", "label",
+        "rows", "cols", "cases", "variants", "metrics", "caption", "label", "id",
     ]))?;
     let r = data.resolve(d, false)?;
     let (rows, cols, fixed) = layout(d, "rows", "cols", Dim::Case, Dim::Variant)?;
-    let html = table_html(data, &r, d, rows, cols, fixed, d.get("caption"))?;
+    let caption = numbered_caption(data, d)?;
+    let html = table_html(data, &r, d, rows, cols, fixed, caption.as_deref(), None)?;
+    let html = match d.get("id") {
+        Some(id) => html.replacen(
+            "<table class=\"measure\">",
+            &format!(
+                "<table class=\"measure\" id=\"{}\">",
+                crate::data::Label::anchor(id)
+            ),
+            1,
+        ),
+        None => html,
+    };
     Ok(format!(
         "{html}\n{}\n",
         provenance(data, &r.record, &r.machine)
     ))
 }
 
+/// "Table 1.2. The caption", for a directive with an `id=`; the caption alone otherwise.
+fn numbered_caption(data: &Data, d: &Directive) -> Result<Option<String>, String> {
+    let caption = d.get("caption");
+    Ok(match d.get("id") {
+        Some(id) => {
+            let name = &data.numbered(id)?.name;
+            Some(match caption {
+                Some(c) => format!("{name}. {c}"),
+                None => name.clone(),
+            })
+        }
+        None => caption.map(str::to_string),
+    })
+}
+
+/// How wide a table may be: the narrower of the page's text column (750 px in mdBook's theme)
+/// and a printed A4 page (about 700 CSS px inside Chromium's default margins), with a margin.
+pub const MAX_TABLE_PX: f64 = 680.0;
+
+/// Text widths in CSS pixels, from theme/measure.css: tables at 14 px, the min–max line at
+/// 0.8 of that, cell padding 2 × 8 px, code (variant names) in the monospace font at 0.875 em.
+/// An average glyph of a proportional font is taken as 0.55 em, of a monospace one 0.6 em.
+struct TableFont;
+
+impl TableFont {
+    const PX: f64 = 14.0;
+    const PADDING: f64 = 16.0;
+
+    fn text(s: &str) -> f64 {
+        s.chars().count() as f64 * 0.55 * Self::PX
+    }
+    fn spread(s: &str) -> f64 {
+        Self::text(s) * 0.8
+    }
+    fn code(s: &str) -> f64 {
+        s.chars().count() as f64 * 0.6 * Self::PX * 0.875
+    }
+    /// A header wraps at spaces: its longest word decides its width.
+    fn header(s: &str) -> f64 {
+        s.split_whitespace().map(Self::text).fold(0.0, f64::max)
+    }
+    /// A row or column label: variants are shown as code.
+    fn label(dim: Dim, v: &str, data: &Data) -> f64 {
+        match dim {
+            Dim::Variant => Self::code(v),
+            Dim::Metric => Self::header(data.metric_name(v)),
+            Dim::Case => Self::text(v),
+        }
+    }
+}
+
+/// The count of samples behind a percentile cell, when the record keeps it: "over 6,250
+/// samples, 62 above it" (a p99.9 of a few thousand samples rests on a handful).
+fn samples_note(r: &Resolved, case: &str, variant: &str, metric: &str) -> Option<String> {
+    let quantile = match metric.strip_prefix("acquire_").unwrap_or(metric) {
+        "p50" => 0.5,
+        "p99" => 0.99,
+        "p99.9" => 0.999,
+        "max" => 1.0,
+        _ => return None,
+    };
+    let counter = if metric.starts_with("acquire_") {
+        "acquire_samples"
+    } else {
+        "samples"
+    };
+    let n = r
+        .series(Some(case), Some(variant), Some(counter))
+        .ok()?
+        .median;
+    let above = ((1.0 - quantile) * n).floor();
+    Some(if quantile >= 1.0 {
+        format!("the largest of {} samples", sig3(n))
+    } else {
+        format!(
+            "over {} samples per run: {} of them above it",
+            sig3(n),
+            sig3(above)
+        )
+    })
+}
+
+#[allow(clippy::too_many_arguments)] // one call per kind of table; a struct would only rename them
 fn table_html(
     data: &Data,
     r: &Resolved,
@@ -149,13 +257,20 @@ fn table_html(
     cols: Dim,
     fixed: Dim,
     caption: Option<&str>,
+    corner: Option<&str>,
 ) -> Result<String, String> {
     let fixed_v = fixed_value(r, fixed)?;
     let row_values = axis(r, d, rows)?;
     let col_values = axis(r, d, cols)?;
-    let corner = d
-        .get("label")
+    let corner = corner
+        .or(d.get("label"))
         .map_or_else(|| rows.name().to_string(), str::to_string);
+    // Estimated widths, column by column, to refuse a table the page cannot show whole.
+    let mut widths = vec![TableFont::header(&corner)];
+    widths.extend(col_values.iter().map(|c| TableFont::label(cols, c, data)));
+    for row in &row_values {
+        widths[0] = widths[0].max(TableFont::label(rows, row, data));
+    }
     let mut html = String::from("<table class=\"measure\">");
     if let Some(c) = caption {
         html.push_str(&format!("<caption>{}</caption>", esc(c)));
@@ -167,30 +282,54 @@ fn table_html(
     html.push_str("</tr></thead><tbody>");
     for row in &row_values {
         html.push_str(&format!("<tr><th>{}</th>", data.label(rows, row)));
-        for col in &col_values {
+        for (k, col) in col_values.iter().enumerate() {
             let (case, variant, metric) = coordinates(rows, row, cols, col, fixed, &fixed_v);
-            let cell = match r.series(Some(case), Some(variant), Some(metric)) {
-                Ok(s) if s.values.len() > 1 => format!(
-                    "{} <span class=\"spread\">{}–{}</span>",
-                    format_value(s.median, &s.unit),
-                    format_value(s.min, &s.unit),
-                    format_value(s.max, &s.unit)
-                ),
-                Ok(s) => format_value(s.median, &s.unit),
-                Err(_) => "–".into(),
+            let (cell, width) = match r.series(Some(case), Some(variant), Some(metric)) {
+                Ok(s) if s.values.len() > 1 => {
+                    let (median, spread) = (
+                        format_value(s.median, &s.unit),
+                        format!(
+                            "{}–{}",
+                            format_value(s.min, &s.unit),
+                            format_value(s.max, &s.unit)
+                        ),
+                    );
+                    let width = TableFont::text(&median).max(TableFont::spread(&spread));
+                    (
+                        format!("{median} <span class=\"spread\">{spread}</span>"),
+                        width,
+                    )
+                }
+                Ok(s) => {
+                    let v = format_value(s.median, &s.unit);
+                    let w = TableFont::text(&v);
+                    (v, w)
+                }
+                Err(_) => ("–".into(), TableFont::text("–")),
             };
-            html.push_str(&format!("<td>{cell}</td>"));
+            widths[k + 1] = widths[k + 1].max(width);
+            match samples_note(r, case, variant, metric) {
+                Some(note) => html.push_str(&format!("<td title=\"{}\">{cell}</td>", esc(&note))),
+                None => html.push_str(&format!("<td>{cell}</td>")),
+            }
         }
         html.push_str("</tr>");
     }
     html.push_str("</tbody></table>");
+    let total: f64 = widths.iter().map(|w| w + TableFont::PADDING).sum();
+    if total > MAX_TABLE_PX {
+        return Err(format!(
+            "this table would be about {total:.0} px wide, more than the {MAX_TABLE_PX:.0} px a page can show whole (on screen and in print): \
+             split it (fewer `metrics=` or `cases=` per table), or swap `rows` and `cols`"
+        ));
+    }
     Ok(html)
 }
 
 fn chart(data: &Data, d: &Directive) -> Result<String, String> {
     d.check_keys(&with_select(&[
         "x", "series", "kind", "log", "caption", "xlabel", "ylabel", "cases", "variants",
-        "metrics", "label",
+        "metrics", "label", "numbers", "id",
     ]))?;
     let r = data.resolve(d, false)?;
     let (x, series, fixed) = layout(d, "x", "series", Dim::Case, Dim::Variant)?;
@@ -257,10 +396,28 @@ fn chart(data: &Data, d: &Directive) -> Result<String, String> {
         unit,
     };
     let svg = chart::render(&spec);
-    let table = table_html(data, &r, d, x, series, fixed, None)?;
+    // The chart's own numbers, one click away, unless the same table stands just above it.
+    let numbers = match d.get("numbers") {
+        None | Some("true") => {
+            let corner = d.get("xlabel").unwrap_or(x.name());
+            let table = table_html(data, &r, d, x, series, fixed, None, Some(corner))?;
+            format!(
+                "<details class=\"measure-data\"><summary>The numbers behind this chart</summary>{table}</details>\n"
+            )
+        }
+        Some("false") => String::new(),
+        Some(other) => return Err(format!("numbers=`{other}`: use true or false")),
+    };
+    let (id_attr, shown) = match d.get("id") {
+        Some(id) => (
+            format!(" id=\"{}\"", crate::data::Label::anchor(id)),
+            numbered_caption(data, d)?.unwrap_or_default(),
+        ),
+        None => (String::new(), caption.to_string()),
+    };
     Ok(format!(
-        "<figure class=\"measure-figure\">{svg}<figcaption>{}</figcaption></figure>\n<details class=\"measure-data\"><summary>The numbers behind this chart</summary>{table}</details>\n{}\n",
-        esc(caption),
+        "<figure class=\"measure-figure\"{id_attr}>{svg}<figcaption>{}</figcaption></figure>\n{numbers}{}\n",
+        esc(&shown),
         provenance(data, &r.record, &r.machine)
     ))
 }

@@ -351,9 +351,14 @@ impl Record {
         };
         names.sort();
         names.dedup();
+        // 30 and 30.0 are the same setting.
+        let same = |a: Option<&serde_json::Value>, b: Option<&serde_json::Value>| match (a, b) {
+            (Some(x), Some(y)) if x.is_number() && y.is_number() => x.as_f64() == y.as_f64(),
+            _ => a == b,
+        };
         for name in names {
             let (mine, theirs) = (self.params.get(name), book.params.get(name));
-            if mine != theirs {
+            if !same(mine, theirs) {
                 let show = |v: Option<&serde_json::Value>| {
                     v.map_or("(none)".to_string(), |v| {
                         v.to_string().trim_matches('"').to_string()
