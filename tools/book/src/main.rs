@@ -9,6 +9,7 @@ mod claims;
 mod doctest;
 mod outputs;
 mod pdf;
+mod serve;
 
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
@@ -67,7 +68,7 @@ fn main() {
             build(&root, machine.as_deref()).map(|dir| eprintln!("book built in {}", dir.display()))
         }
         Command::Serve { port, machine } => {
-            build(&root, machine.as_deref()).and_then(|dir| serve(&dir, port))
+            build(&root, machine.as_deref()).and_then(|dir| serve::serve(&dir, port))
         }
         Command::Test => doctest::run(&root),
         Command::Pdf => pdf::print(&root).map(|_| ()),
@@ -135,22 +136,4 @@ pub fn build(root: &Path, reader: Option<&str>) -> Result<PathBuf> {
     checks::links(&dir)?;
     checks::headings(&dir)?;
     Ok(dir)
-}
-
-fn serve(dir: &Path, port: u16) -> Result<()> {
-    let rt = tokio::runtime::Runtime::new()?;
-    rt.block_on(async {
-        let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
-        let listener = tokio::net::TcpListener::bind(addr)
-            .await
-            .with_context(|| format!("cannot listen on {addr} (is it in use? try --port)"))?;
-        let app = axum::Router::new().fallback_service(tower_http::services::ServeDir::new(dir));
-        eprintln!("serving the book at http://{addr}/ (Ctrl-C to stop)");
-        axum::serve(listener, app)
-            .with_graceful_shutdown(async {
-                let _ = tokio::signal::ctrl_c().await;
-            })
-            .await?;
-        Ok(())
-    })
 }

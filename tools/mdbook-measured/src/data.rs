@@ -453,7 +453,7 @@ impl Data {
             return None;
         }
         let dir = self.root.join("listings").join(&rec.chapter);
-        if !dir.is_dir() {
+        if !dir.join("Cargo.toml").is_file() {
             return None;
         }
         match record::listing_hash(&dir) {

@@ -238,12 +238,12 @@ fn samples_note(r: &Resolved, case: &str, variant: &str, metric: &str) -> Option
         .median;
     let above = ((1.0 - quantile) * n).floor();
     Some(if quantile >= 1.0 {
-        format!("the largest of {} samples", sig3(n))
+        format!("the largest of {} samples", number(n))
     } else {
         format!(
             "over {} samples per run: {} of them above it",
-            sig3(n),
-            sig3(above)
+            number(n),
+            number(above)
         )
     })
 }

@@ -29,6 +29,7 @@ pub use stats::{LatencyHistogram, Summary};
 
 /// A fresh multi-thread Tokio runtime with `workers` worker threads and every driver enabled:
 /// each cell of an experiment gets its own.
+#[cfg(feature = "runtime")]
 pub fn runtime(workers: u32) -> Result<tokio::runtime::Runtime, String> {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(workers as usize)
