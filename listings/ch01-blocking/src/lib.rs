@@ -6,7 +6,7 @@
 //! or to a dedicated Rayon pool (a compute lane).
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
@@ -24,6 +24,55 @@ pub fn burn(rounds: u64, seed: u64) -> u64 {
 }
 // ANCHOR_END: burn
 
+/// The heavy jobs' clocks, summed over a run: how long each burn took and how much CPU its
+/// thread got meanwhile. A burn that got less CPU than its wall time was descheduled while it ran.
+#[derive(Default)]
+pub struct BurnClock {
+    wall_ns: AtomicU64,
+    cpu_ns: AtomicU64,
+    jobs: AtomicU64,
+}
+
+impl BurnClock {
+    pub const fn new() -> BurnClock {
+        BurnClock {
+            wall_ns: AtomicU64::new(0),
+            cpu_ns: AtomicU64::new(0),
+            jobs: AtomicU64::new(0),
+        }
+    }
+
+    fn record(&self, wall: Duration, cpu: Duration) {
+        self.wall_ns
+            .fetch_add(wall.as_nanos() as u64, Ordering::Relaxed);
+        self.cpu_ns
+            .fetch_add(cpu.as_nanos() as u64, Ordering::Relaxed);
+        self.jobs.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// (mean wall time, mean CPU time) per burn since the last call; resets.
+    pub fn take(&self) -> (Duration, Duration) {
+        let jobs = self.jobs.swap(0, Ordering::Relaxed).max(1);
+        let per = |total: &AtomicU64| Duration::from_nanos(total.swap(0, Ordering::Relaxed) / jobs);
+        (per(&self.wall_ns), per(&self.cpu_ns))
+    }
+}
+
+/// Every heavy job's burn, timed.
+pub static HEAVY_BURNS: BurnClock = BurnClock::new();
+
+/// A heavy job's CPU work: `burn`, with its wall time and its thread's CPU time recorded.
+pub fn heavy_burn(rounds: u64, seed: u64) -> u64 {
+    let (started, cpu) = (
+        std::time::Instant::now(),
+        measure::loadgen::thread_cpu_time(),
+    );
+    let digest = burn(rounds, seed);
+    let cpu = measure::loadgen::thread_cpu_time().saturating_sub(cpu);
+    HEAVY_BURNS.record(started.elapsed(), cpu);
+    digest
+}
+
 // ANCHOR: light_request
 /// A light request: tens of microseconds of CPU, the kind a service answers by the thousand.
 pub async fn light_request(rounds: u64, seed: u64) -> u64 {
@@ -34,14 +83,14 @@ pub async fn light_request(rounds: u64, seed: u64) -> u64 {
 // ANCHOR: inline
 /// The pitfall: the heavy work runs on the worker thread, which polls nothing else until it ends.
 pub async fn heavy_inline(rounds: u64, seed: u64) -> u64 {
-    burn(rounds, seed)
+    heavy_burn(rounds, seed)
 }
 // ANCHOR_END: inline
 
 // ANCHOR: spawn_blocking
 /// Fix A: hand the work to Tokio's blocking pool and await it; the worker is free meanwhile.
 pub async fn heavy_spawn_blocking(rounds: u64, seed: u64) -> u64 {
-    tokio::task::spawn_blocking(move || burn(rounds, seed))
+    tokio::task::spawn_blocking(move || heavy_burn(rounds, seed))
         .await
         .expect("the heavy job panicked")
 }
@@ -51,7 +100,7 @@ pub async fn heavy_spawn_blocking(rounds: u64, seed: u64) -> u64 {
 /// Fix B: tell the runtime this worker is about to block; it moves the worker's queue to another
 /// thread first. Multi-threaded runtime only (it panics on a current-thread runtime).
 pub async fn heavy_block_in_place(rounds: u64, seed: u64) -> u64 {
-    tokio::task::block_in_place(|| burn(rounds, seed))
+    tokio::task::block_in_place(|| heavy_burn(rounds, seed))
 }
 // ANCHOR_END: block_in_place
 
@@ -60,7 +109,7 @@ pub async fn heavy_block_in_place(rounds: u64, seed: u64) -> u64 {
 pub async fn heavy_rayon_lane(lane: &rayon::ThreadPool, rounds: u64, seed: u64) -> u64 {
     let (reply, result) = oneshot::channel();
     lane.spawn(move || {
-        let _ = reply.send(burn(rounds, seed));
+        let _ = reply.send(heavy_burn(rounds, seed));
     });
     result.await.expect("the compute lane dropped the job")
 }
@@ -68,9 +117,9 @@ pub async fn heavy_rayon_lane(lane: &rayon::ThreadPool, rounds: u64, seed: u64) 
 
 // ANCHOR: accept_loop
 /// A server's accept loop: requests arrive on a channel, as connections arrive on a listener,
-/// and each is spawned from a task on a worker. Tokio puts a task spawned on a worker into that
-/// worker's LIFO slot (`schedule_local` in the multi-thread scheduler), where no other worker
-/// can steal it; a task spawned from outside the runtime goes to the shared injection queue.
+/// and each is spawned from a task on a worker, into that worker's LIFO slot (`schedule_local`
+/// in the multi-thread scheduler) rather than the injection queue a thread outside the runtime
+/// spawns into. The loop returns `Pending` right after, so the worker runs the new task next.
 pub async fn accept_loop<R>(mut incoming: mpsc::UnboundedReceiver<R>) -> Vec<JoinHandle<R::Output>>
 where
     R: Future + Send + 'static,
@@ -175,11 +224,17 @@ mod tests {
             .unwrap();
         let lane = lane();
         let want = burn(10_000, 3);
+        HEAVY_BURNS.take();
         for v in Variant::ALL {
             let got = rt.block_on(heavy_request(v, &lane, 10_000, 3));
             assert_eq!(got, want, "{v:?}");
             assert_eq!(Variant::from_name(v.name()), Some(v));
         }
+        let (wall, cpu) = HEAVY_BURNS.take();
+        assert!(
+            wall > Duration::ZERO && cpu > Duration::ZERO,
+            "every burn was timed"
+        );
         assert_eq!(rt.block_on(light_request(10, 1)), burn(10, 1));
     }
 

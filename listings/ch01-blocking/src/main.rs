@@ -6,7 +6,9 @@
 //!
 //! `cargo run -p ch01-blocking -- --help` lists the flags.
 
-use ch01_blocking::{Variant, accept_loop, burn, heavy_request, light_request, tick_lag_probe};
+use ch01_blocking::{
+    HEAVY_BURNS, Variant, accept_loop, burn, heavy_request, light_request, tick_lag_probe,
+};
 use measure::loadgen::{Arrival, GeneratorReport, OpenLoop, fixed_rate, measure_alone};
 use measure::{Cell, Chapter, Checksum, Cli, Experiment, Harness, LatencyHistogram, Measurement};
 use serde::Serialize;
@@ -317,6 +319,7 @@ fn run_cell(
     };
     // ANCHOR_END: task_monitors
     let warmup = Duration::from_millis(p.warmup_ms);
+    HEAVY_BURNS.take();
     let stop = Arc::new(AtomicBool::new(false));
     let probe = rt.spawn(tick_lag_probe(
         Duration::from_millis(p.probe_period_ms),
@@ -379,6 +382,7 @@ fn run_cell(
         .collect();
     verify(expected, &shared, w, variant, light_total, heavy.len())?;
     let window_start = start + warmup;
+    let (burn_wall, burn_cpu) = HEAVY_BURNS.take();
     let outcome = Outcome {
         jobs: &jobs,
         light_latency: &shared.light_latency,
@@ -392,6 +396,8 @@ fn run_cell(
             .max()
             .unwrap_or_default(),
         monitors: &monitors,
+        burn_wall,
+        burn_cpu,
     };
     Ok(metrics(warmup, &outcome))
 }
@@ -442,6 +448,9 @@ struct Outcome<'a> {
     /// The probe's worst lateness over ticks due in the window.
     worst_tick_lag: Duration,
     monitors: &'a Monitors,
+    /// Per heavy job: the burn's wall time, and the CPU time its thread got meanwhile.
+    burn_wall: Duration,
+    burn_cpu: Duration,
 }
 
 /// Turns one run's raw samples into the chapter's metrics, over the measurement window: warm-up
@@ -472,6 +481,8 @@ fn metrics(warmup: Duration, o: &Outcome) -> Measurement {
             100.0 * hist.share_above(Duration::from_millis(10)),
         )
         .push("heavy_job", "ms", heavy_median)
+        .push("burn_wall", "ms", o.burn_wall.as_secs_f64() * 1e3)
+        .push("burn_cpu", "ms", o.burn_cpu.as_secs_f64() * 1e3)
         .push("drain", "ns", o.drain.as_nanos() as f64)
         .push("tick_lag_max", "ns", o.worst_tick_lag.as_nanos() as f64)
         .push(

@@ -11,7 +11,14 @@ fn claims() -> Claims {
 }
 
 /// One cell: (experiment, case, variant, metric, unit, value of every repetition).
-type Cell = (&'static str, &'static str, &'static str, &'static str, &'static str, f64);
+type Cell = (
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    f64,
+);
 
 /// A record shaped like the book's (one worker, bursts 0 to 2), in ns, ms, counts and %.
 fn shaped_like_the_books() -> Vec<Cell> {
@@ -38,12 +45,47 @@ fn shaped_like_the_books() -> Vec<Cell> {
     }
     cells.extend([
         ("blocking", "1", "inline", "tick_lag_max", "ns", 40e6),
-        ("blocking", "1", "spawn_blocking", "tick_lag_max", "ns", 1.3e6),
-        ("blocking", "1", "inline", "light_first_poll_delay", "ns", 5.8e6),
-        ("blocking", "1", "spawn_blocking", "light_first_poll_delay", "ns", 25e3),
-        ("blocking", "1", "block_in_place", "heavy_slow_polls", "count", 21.0),
+        (
+            "blocking",
+            "1",
+            "spawn_blocking",
+            "tick_lag_max",
+            "ns",
+            1.3e6,
+        ),
+        (
+            "blocking",
+            "1",
+            "inline",
+            "light_first_poll_delay",
+            "ns",
+            5.8e6,
+        ),
+        (
+            "blocking",
+            "1",
+            "spawn_blocking",
+            "light_first_poll_delay",
+            "ns",
+            25e3,
+        ),
+        (
+            "blocking",
+            "1",
+            "block_in_place",
+            "heavy_slow_polls",
+            "count",
+            21.0,
+        ),
         ("blocking", "1", "inline", "gen_share_of_p99", "%", 4.6),
-        ("blocking", "2", "spawn_blocking", "gen_share_of_p99", "%", 64.0),
+        (
+            "blocking",
+            "2",
+            "spawn_blocking",
+            "gen_share_of_p99",
+            "%",
+            64.0,
+        ),
     ]);
     for (case, inline, fix, job) in [
         ("0.1", 390e3, 300e3, 0.15),

@@ -285,7 +285,8 @@ impl ShardedCounters {
     }
 }
 
-/// The same counters without the padding: shards packed side by side, several to a cache line.
+/// The same counters without the padding: shards side by side, 56 bytes each, so that
+/// neighbouring shards share a cache line.
 pub struct PackedCounters {
     shards: Vec<std::sync::Mutex<HashMap<u64, u64>>>,
 }

@@ -35,7 +35,11 @@ fn shaped_like_the_books(tokio_at_2: [f64; 3]) -> Record {
         ("config", "2", "rwlock", "reads_per_s", "reads/s", &[41.9e6, 37.9e6, 51.1e6]),
         ("config", "2", "watch", "reads_per_s", "reads/s", &[47.6e6, 41.9e6, 80.3e6]),
     ];
-    let params = [("workers", 2.0), ("held_calls", 500.0), ("config_readers", 2.0)];
+    let params = [
+        ("workers", 2.0),
+        ("held_calls", 500.0),
+        ("config_readers", 2.0),
+    ];
     Record::sketch("ch02-mutexes", "test", &params, cells)
 }
 

@@ -34,7 +34,11 @@ fn answer(mut stream: TcpStream, dir: &Path) -> std::io::Result<()> {
             Err(_) => not_found(dir),
         },
         ("GET" | "HEAD", None) => not_found(dir),
-        _ => ("405 Method Not Allowed", "text/plain", b"GET only\n".to_vec()),
+        _ => (
+            "405 Method Not Allowed",
+            "text/plain",
+            b"GET only\n".to_vec(),
+        ),
     };
     write!(
         stream,
@@ -117,7 +121,10 @@ mod tests {
         std::fs::write(dir.path().join("sub/a b.html"), "a").unwrap();
         let d = dir.path();
         assert_eq!(file_for(d, "/"), Some(d.join("index.html")));
-        assert_eq!(file_for(d, "/sub/a%20b.html#x"), Some(d.join("sub/a b.html")));
+        assert_eq!(
+            file_for(d, "/sub/a%20b.html#x"),
+            Some(d.join("sub/a b.html"))
+        );
         assert_eq!(file_for(d, "/../etc/passwd"), None);
         assert_eq!(file_for(d, "/sub/%2e%2e/%2e%2e/x"), None);
         assert_eq!(file_for(d, "/missing.html"), None);

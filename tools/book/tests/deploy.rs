@@ -17,13 +17,17 @@ fn the_deploy_workflow_tests_and_builds_as_ci_does() {
     let steps = build["steps"].as_vec().expect("the build job has steps");
     let runs: Vec<&str> = steps.iter().filter_map(|s| s["run"].as_str()).collect();
     let ci = std::fs::read_to_string(root().join(".ci/run")).unwrap();
-    assert!(ci.contains("scripts/test.sh"), ".ci/run runs scripts/test.sh");
+    assert!(
+        ci.contains("scripts/test.sh"),
+        ".ci/run runs scripts/test.sh"
+    );
     assert!(
         runs.iter().any(|r| r.contains("scripts/test.sh")),
         "{runs:?}"
     );
     assert!(
-        runs.iter().any(|r| r.contains("cargo run -p book -- build")),
+        runs.iter()
+            .any(|r| r.contains("cargo run -p book -- build")),
         "{runs:?}"
     );
     let upload = steps

@@ -133,26 +133,57 @@ fn a_table_too_wide_for_the_page_is_refused_with_a_way_out() {
         ok.contains("title=\"over 6,250 samples per run: 62 of them above it\""),
         "{ok}"
     );
-    assert!(ok.contains("title=\"the largest of 6,250 samples\""), "{ok}");
+    assert!(
+        ok.contains("title=\"the largest of 6,250 samples\""),
+        "{ok}"
+    );
 }
 
 #[test]
 fn tables_and_figures_are_numbered_and_referenced_by_id() {
     let page = "# Demo\n\nSee {{#measure ref id=bursts}} and {{#measure ref id=chart}}.\n\n{{#measure table record=ch99-demo metric=p99 id=bursts caption=\"p99 by burst\"}}\n\n{{#measure chart record=ch99-demo metric=p99 id=chart caption=\"The same, drawn\"}}\n";
     let pages = vec![
-        ("other.md".to_string(), Some("2".to_string()), "{{#measure table record=ch99-demo metric=p99 id=first}}".to_string()),
-        ("demo.md".to_string(), Some("3".to_string()), page.to_string()),
+        (
+            "other.md".to_string(),
+            Some("2".to_string()),
+            "{{#measure table record=ch99-demo metric=p99 id=first}}".to_string(),
+        ),
+        (
+            "demo.md".to_string(),
+            Some("3".to_string()),
+            page.to_string(),
+        ),
     ];
     let data = data().with_labels(&pages).unwrap();
     let out = expand(&data, page).unwrap();
     assert!(out.contains("See <a href=\"demo.html#m-bursts\">Table 3.1</a> and <a href=\"demo.html#m-chart\">Figure 3.1</a>."), "{out}");
-    assert!(out.contains("<table class=\"measure\" id=\"m-bursts\"><caption>Table 3.1. p99 by burst</caption>"), "{out}");
-    assert!(out.contains("<figure class=\"measure-figure\" id=\"m-chart\">") && out.contains("<figcaption>Figure 3.1. The same, drawn</figcaption>"), "{out}");
+    assert!(
+        out.contains(
+            "<table class=\"measure\" id=\"m-bursts\"><caption>Table 3.1. p99 by burst</caption>"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("<figure class=\"measure-figure\" id=\"m-chart\">")
+            && out.contains("<figcaption>Figure 3.1. The same, drawn</figcaption>"),
+        "{out}"
+    );
     let e = expand(&data, "{{#measure ref id=nowhere}}").unwrap_err();
-    assert!(e.contains("no table or figure with id `nowhere`") && e.contains("bursts"), "{e}");
+    assert!(
+        e.contains("no table or figure with id `nowhere`") && e.contains("bursts"),
+        "{e}"
+    );
     let twice = vec![
-        ("a.md".to_string(), None, "{{#measure table record=ch99-demo metric=p99 id=x}}".to_string()),
-        ("b.md".to_string(), None, "{{#measure table record=ch99-demo metric=p99 id=x}}".to_string()),
+        (
+            "a.md".to_string(),
+            None,
+            "{{#measure table record=ch99-demo metric=p99 id=x}}".to_string(),
+        ),
+        (
+            "b.md".to_string(),
+            None,
+            "{{#measure table record=ch99-demo metric=p99 id=x}}".to_string(),
+        ),
     ];
     let e = data_twice(twice);
     assert!(e.contains("id `x` is given twice"), "{e}");

@@ -4,11 +4,12 @@
 //! cell and stores them as two more metrics of the cell, in percent of one core:
 //!
 //! - `noise_steal`: time the hypervisor ran something else on our virtual CPUs (`/proc/stat`);
-//! - `noise_others`: CPU used by every other process: the sum of `utime + stime` (and their
-//!   reaped children's) in every `/proc/<pid>/stat` but ours and our children's. Per-process
-//!   times are accumulated precisely by the scheduler; the machine-wide busy time in
-//!   `/proc/stat` is sampled at each tick and misjudges a process that wakes and sleeps often
-//!   (a load generator, a runtime's timer) by tens of percent of a core.
+//! - `noise_others`: CPU used by every other process: the sum of `utime + stime` in every
+//!   `/proc/<pid>/stat` but ours and our children's. Per-process times are accumulated
+//!   precisely by the scheduler; the machine-wide busy time in `/proc/stat` is sampled at each
+//!   tick and misjudges a process that wakes and sleeps often (a load generator, a runtime's
+//!   timer) by tens of percent of a core. A process that ends within a window is left out (its
+//!   last reading is lost), so short-lived processes are undercounted, never charged twice.
 //!
 //! `/proc/stat` counts in clock ticks (usually 10 ms), too coarse for a cell of a few
 //! milliseconds, so the figure covers the cell or, when the cell was shorter than
@@ -216,15 +217,17 @@ fn parse_steal(line: &str) -> Option<u64> {
     fields.nth(7)?.parse().ok()
 }
 
-/// (parent pid, utime + stime + cutime + cstime) from a `/proc/<pid>/stat` line. The command
-/// name in parentheses may hold spaces, so fields are counted after its closing parenthesis.
+/// (parent pid, utime + stime) from a `/proc/<pid>/stat` line. The command name in
+/// parentheses may hold spaces, so fields are counted after its closing parenthesis. Reaped
+/// children's time (cutime, cstime) is left out: it would charge a child's whole life to the
+/// window in which its parent waited for it.
 fn parse_pid_stat(text: &str) -> Option<(u32, u64)> {
     let rest = &text[text.rfind(')')? + 1..];
     let f: Vec<&str> = rest.split_whitespace().collect();
-    // After the name: state(0) ppid(1) ... utime(11) stime(12) cutime(13) cstime(14).
+    // After the name: state(0) ppid(1) ... utime(11) stime(12).
     let num = |i: usize| f.get(i)?.parse::<u64>().ok();
     let ppid = f.get(1)?.parse().ok()?;
-    Some((ppid, num(11)? + num(12)? + num(13)? + num(14)?))
+    Some((ppid, num(11)? + num(12)?))
 }
 
 fn ticks_per_second() -> f64 {
@@ -264,7 +267,7 @@ mod tests {
         );
         assert!(parse_steal("cpu0 1 2 3").is_none());
         let line = "1234 (my (odd) prog) S 77 1234 1234 0 -1 4194560 100 0 0 0 250 30 4 6 20 0 1 0 55 1000 10";
-        assert_eq!(parse_pid_stat(line), Some((77, 250 + 30 + 4 + 6)));
+        assert_eq!(parse_pid_stat(line), Some((77, 250 + 30)));
     }
 
     #[test]
