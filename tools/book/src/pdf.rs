@@ -31,8 +31,8 @@ pub fn print(root: &Path) -> Result<PathBuf> {
             "--disable-background-networking",
             "--disable-component-update",
             "--disable-sync",
+            // (--virtual-time-budget would make Chromium 156 print an empty page)
             "--no-pdf-header-footer",
-            "--virtual-time-budget=10000",
         ])
         .arg(format!("--user-data-dir={}", profile.path().display()))
         .arg(format!("--print-to-pdf={}", out.display()))
@@ -41,9 +41,10 @@ pub fn print(root: &Path) -> Result<PathBuf> {
         .with_context(|| format!("running {browser}"))?;
     if !status.status.success() || !out.is_file() {
         bail!(
-            "{browser} did not write {}: {}",
+            "{browser} did not write {} ({}); it said:\n{}",
             out.display(),
-            String::from_utf8_lossy(&status.stderr)
+            status.status,
+            String::from_utf8_lossy(&status.stderr).trim()
         );
     }
     let size = std::fs::metadata(&out)?.len();

@@ -697,7 +697,7 @@ fn machines(data: &Data, d: &Directive) -> Result<String, String> {
         }
     };
     let mut html = String::from(
-        "<table class=\"measure machines\"><thead><tr><th>chapter</th><th>machine</th><th>measured</th><th>noise (median, of a core)</th></tr></thead><tbody>",
+        "<table class=\"measure machines\"><thead><tr><th>chapter</th><th>machine</th><th>CPU</th><th>measured</th><th>noise (median, of a core)</th></tr></thead><tbody>",
     );
     for name in &records {
         let machine = data.machine_for(name, None);
@@ -715,11 +715,13 @@ fn machines(data: &Data, d: &Directive) -> Result<String, String> {
                 )
             })
             .unwrap_or_else(|| "not recorded".into());
+        let m = &rec.machine;
         html.push_str(&format!(
-            "<tr><td>{}</td><td><code>{}</code>: {}</td><td>{}, {} repetitions</td><td>{}</td></tr>",
+            "<tr><td>{}</td><td><code>{}</code></td><td>{}, {} CPUs</td><td>{}, {} repetitions</td><td>{}</td></tr>",
             esc(&rec.title),
             esc(&machine),
-            machine_summary(&rec),
+            esc(&m.cpu_model),
+            m.available_parallelism,
             esc(rec.created.get(..10).unwrap_or(&rec.created)),
             rec.reps,
             esc(&noise)

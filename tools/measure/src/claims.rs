@@ -246,6 +246,7 @@ impl Claim {
         }
         let median: Vec<f64> = series.iter().map(|s| s.median).collect();
         let units: Vec<&str> = series.iter().map(|s| s.unit.as_str()).collect();
+        let bound = self.bound_text_in(units[0]);
         let (figure, held_on_medians) = match self.evaluate(&median, &units) {
             Ok(x) => x,
             Err(why) => {
@@ -264,7 +265,7 @@ impl Claim {
                 Verdict::NotHeld
             },
             figure,
-            bound: self.bound_text(),
+            bound,
             repetitions: None,
         };
         if self.every_repetition {
@@ -336,14 +337,21 @@ impl Claim {
         })
     }
 
-    /// What the claim requires, in a few symbols: "≥ 10×", "lowest of 4", "≤ 3×".
+    /// What the claim requires, in a few symbols: "≥ 10×", "lowest of 4", "≤ 3×", "≤ 10%".
     pub fn bound_text(&self) -> String {
+        self.bound_text_in("")
+    }
+
+    /// The same, with a value test's bounds shown in the metric's unit.
+    fn bound_text_in(&self, unit: &str) -> String {
         let unit_of_value = |b: &Bound| {
             let show = |x: f64| {
                 if b.in_seconds {
                     format_plain(x, "s")
-                } else {
+                } else if unit.is_empty() {
                     plain(x)
+                } else {
+                    format_plain(x, unit)
                 }
             };
             let part = |sym: &str, x: Option<f64>| x.map(|x| format!("{sym} {}", show(x)));

@@ -409,7 +409,13 @@ pub fn format_value(value: f64, unit: &str) -> String {
         "MiB" => format!("{} MiB", sig3(value)),
         "%" => format!("{}%", sig3(value)),
         "x" | "×" => format!("{}×", sig3(value)),
+        // A count of whole things reads as one: 21, not 21.0.
+        "" | "count" if value.fract() == 0.0 => sig3(value).split('.').next().unwrap_or("0").into(),
         "" | "count" => sig3(value),
+        // Millions of things per second: 419M reads/s.
+        rate if rate.ends_with("/s") && value.abs() >= 1e6 => {
+            format!("{}M {rate}", sig3(value / 1e6))
+        }
         other => format!("{} {other}", sig3(value)),
     }
 }
@@ -593,7 +599,10 @@ at-least = 10
 
     #[test]
     fn formats_other_units() {
-        assert_eq!(format_value(1_234_567.0, "msg/s"), "1,234,567 msg/s");
+        assert_eq!(format_value(1_234_567.0, "msg/s"), "1.23M msg/s");
+        assert_eq!(format_value(2_500.0, "req/s"), "2,500 req/s");
+        assert_eq!(format_value(21.0, "count"), "21");
+        assert_eq!(format_value(6_250.0, "count"), "6,250");
         assert_eq!(format_value(13.9, "%"), "13.9%");
         assert_eq!(format_value(448.2, "x"), "448×");
         assert_eq!(format_value(3.0 * 1024.0 * 1024.0, "B"), "3.00 MiB");
