@@ -44,6 +44,8 @@ fn shaped_like_the_books() -> Vec<Cell> {
         }
     }
     cells.extend([
+        ("blocking", "1", "block_in_place", "burn_wall", "ms", 38.5),
+        ("blocking", "1", "block_in_place", "burn_cpu", "ms", 31.5),
         ("blocking", "1", "inline", "tick_lag_max", "ns", 40e6),
         (
             "blocking",

@@ -407,6 +407,17 @@ pub fn reference_machine(root: &Path, chapter: &str) -> Option<String> {
         .map(str::to_string)
 }
 
+/// The machine book.toml names as the reference machine with a busy neighbour, if any.
+pub fn busy_machine(root: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(root.join("book.toml")).ok()?;
+    let doc: toml::Table = text.parse().ok()?;
+    doc.get("preprocessor")?
+        .get("measure")?
+        .get("busy-machine")?
+        .as_str()
+        .map(str::to_string)
+}
+
 /// Hash of a listing's sources: Cargo.toml and every file under src/, examples/ and benches/.
 pub fn listing_hash(listing_dir: &Path) -> std::io::Result<String> {
     let mut files = vec![listing_dir.join("Cargo.toml")];
