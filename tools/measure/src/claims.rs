@@ -230,18 +230,17 @@ impl Claim {
 
     /// Evaluates the claim on a record.
     pub fn check(&self, rec: &Record) -> Outcome {
+        let missing = |why| Outcome {
+            verdict: Verdict::Missing(why),
+            figure: String::new(),
+            bound: self.bound_text(),
+            repetitions: None,
+        };
         let mut series = Vec::new();
         for c in self.cells() {
             match c.find(rec) {
                 Ok(s) => series.push(s),
-                Err(why) => {
-                    return Outcome {
-                        verdict: Verdict::Missing(why),
-                        figure: String::new(),
-                        bound: self.bound_text(),
-                        repetitions: None,
-                    };
-                }
+                Err(why) => return missing(why),
             }
         }
         let median: Vec<f64> = series.iter().map(|s| s.median).collect();
@@ -249,14 +248,7 @@ impl Claim {
         let bound = self.bound_text_in(units[0]);
         let (figure, held_on_medians) = match self.evaluate(&median, &units) {
             Ok(x) => x,
-            Err(why) => {
-                return Outcome {
-                    verdict: Verdict::Missing(why),
-                    figure: String::new(),
-                    bound: self.bound_text(),
-                    repetitions: None,
-                };
-            }
+            Err(why) => return missing(why),
         };
         let mut outcome = Outcome {
             verdict: if held_on_medians {
