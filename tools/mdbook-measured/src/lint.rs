@@ -64,10 +64,14 @@ const UNITS: &[&str] = &[
     "times",
 ];
 
-/// Words that compare magnitudes without a digit.
+/// Words that compare magnitudes without a digit ("twice as long"; not "counted twice").
 const WORDS: &[&str] = &[
-    "twice",
+    "twice as",
+    "twice the",
+    "twice that",
+    "twice its",
     "half as",
+    "half the time",
     "thrice",
     "three times",
     "four times",
@@ -254,7 +258,9 @@ mod tests {
             ]
         );
         assert_eq!(found("a 2,500 req/s load"), vec!["2,500 req/s"]);
-        assert_eq!(found("took twice as long"), vec!["twice"]);
+        assert_eq!(found("took twice as long"), vec!["twice as"]);
+        assert_eq!(found("took twice the time"), vec!["twice the"]);
+        assert!(found("an id given twice fails").is_empty());
         assert_eq!(found("was half as long again"), vec!["half as"]);
         assert_eq!(found("1.5x faster"), vec!["1.5x"]);
         assert_eq!(found("4 KiB files"), vec!["4 KiB"]);
