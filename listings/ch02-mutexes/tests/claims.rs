@@ -21,6 +21,8 @@ fn shaped_like_the_books(tokio_at_2: [f64; 3]) -> Record {
         ("which_mutex", "1", "tokio", "ns_per_update", "ns", &[130.0, 125.0, 140.0]),
         ("which_mutex", "1", "tokio_unconstrained", "ns_per_update", "ns", &[74.0, 73.0, 77.0]),
         ("which_mutex", "1", "std", "ns_per_update", "ns", &[12.1, 12.1, 12.3]),
+        ("which_mutex", "1", "parking_lot", "ns_per_update", "ns", &[15.4, 15.3, 15.6]),
+        ("which_mutex", "2", "tokio_unconstrained", "ns_per_update", "ns", &[225.0, 211.0, 241.0]),
         ("which_mutex", "2", "tokio", "ns_per_update", "ns", &tokio_at_2),
         ("which_mutex", "2", "std", "ns_per_update", "ns", &[60.0, 45.0, 75.0]),
         ("which_mutex", "2", "parking_lot", "ns_per_update", "ns", &[26.6, 25.4, 26.8]),
