@@ -45,9 +45,34 @@ quick_listings() {
     return $ok
 }
 
+# An exercise's starting point (a listing's `start` feature) must fail its test, and fail it as a
+# test: a start that passes, or that does not compile, is a broken exercise.
+exercise_starts_fail() {
+    local ok=0
+    for manifest in listings/*/Cargo.toml; do
+        grep -q '^start = \[\]' "$manifest" || continue
+        local name out
+        name=$(basename "$(dirname "$manifest")")
+        out=$(cargo test -q -p "$name" --features start --test exercise 2>&1)
+        if [ $? -eq 0 ]; then
+            echo "$name: the exercise's starting point passes its test"
+            ok=1
+        elif ! grep -q "^test result: FAILED" <<<"$out"; then
+            echo "$name: the exercise's starting point does not get as far as its test:"
+            echo "$out" | tail -n 20
+            ok=1
+        else
+            echo "$name: the starting point fails its test, as it should:"
+            grep -m1 "panicked at\|tasks were alive" <<<"$out" || true
+        fi
+    done
+    return $ok
+}
+
 step "cargo fmt --check" cargo fmt --all -- --check
 step "cargo clippy -D warnings" cargo clippy --workspace --all-targets -- -D warnings
 step "cargo test" cargo test --workspace
+step "exercise starting points fail their tests" exercise_starts_fail
 step "listings in quick mode" quick_listings
 step "book build (includes, anchors, links)" cargo run -q -p book -- build
 step "book test (every code block)" cargo run -q -p book -- test

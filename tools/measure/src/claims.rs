@@ -20,6 +20,7 @@
 //! | `value = a` | a | within `at-least` / `at-most` (a number in a's unit, or "1 ms") |
 //! | `lowest = a`, `among = [...]` | a | a is at or below every cell of `among` |
 //! | `highest = a`, `among = [...]` | a | a is at or above every cell of `among` |
+//! | `ratio-to-lowest = a`, `among = [...]` | a ÷ the lowest of `among` | within `at-least` / `at-most` |
 //! | `spread = [...]` | largest ÷ smallest | within `at-most` |
 //!
 //! `stat = "median"` (the default) tests the medians; `stat = "every-repetition"` tests each
@@ -55,6 +56,8 @@ pub enum Test {
     Value(CellRef, Bound),
     Lowest(CellRef, Vec<CellRef>),
     Highest(CellRef, Vec<CellRef>),
+    /// a ÷ the lowest of the others ("per-item spawning within 20% of the best chunking").
+    RatioToLowest(CellRef, Vec<CellRef>, Bound),
     Spread(Vec<CellRef>, Bound),
 }
 
@@ -93,6 +96,7 @@ struct RawClaim {
     value: Option<String>,
     lowest: Option<String>,
     highest: Option<String>,
+    ratio_to_lowest: Option<String>,
     among: Option<Vec<String>>,
     spread: Option<Vec<String>>,
     at_least: Option<toml::Value>,
@@ -155,7 +159,7 @@ impl Claim {
         let among = || -> Result<Vec<CellRef>, String> {
             match &raw.among {
                 Some(v) if !v.is_empty() => cells(v),
-                _ => Err("`lowest` and `highest` need `among = [...]`".into()),
+                _ => Err("`lowest`, `highest` and `ratio-to-lowest` need `among = [...]`".into()),
             }
         };
         let mut tests = Vec::new();
@@ -171,6 +175,9 @@ impl Claim {
         if let Some(a) = &raw.highest {
             tests.push(Test::Highest(cell(a)?, among()?));
         }
+        if let Some(a) = &raw.ratio_to_lowest {
+            tests.push(Test::RatioToLowest(cell(a)?, among()?, bound.clone()));
+        }
         if let Some(v) = &raw.spread {
             if v.len() < 2 {
                 return Err("`spread` needs two or more cells".into());
@@ -179,12 +186,15 @@ impl Claim {
         }
         if tests.len() != 1 {
             return Err(
-                "give exactly one of ratio, value, lowest, highest, spread (see tools/measure/src/claims.rs)"
+                "give exactly one of ratio, value, lowest, highest, ratio-to-lowest, spread (see tools/measure/src/claims.rs)"
                     .into(),
             );
         }
         let test = tests.pop().expect("one test");
-        let bounded = matches!(test, Test::Ratio(..) | Test::Value(..) | Test::Spread(..));
+        let bounded = matches!(
+            test,
+            Test::Ratio(..) | Test::Value(..) | Test::Spread(..) | Test::RatioToLowest(..)
+        );
         if bounded && bound == Bound::default() {
             return Err("needs `at-least` or `at-most`".into());
         }
@@ -221,7 +231,7 @@ impl Claim {
         match &self.test {
             Test::Ratio(a, b, _) => vec![a, b],
             Test::Value(a, _) => vec![a],
-            Test::Lowest(a, among) | Test::Highest(a, among) => {
+            Test::Lowest(a, among) | Test::Highest(a, among) | Test::RatioToLowest(a, among, _) => {
                 std::iter::once(a).chain(among).collect()
             }
             Test::Spread(cells, _) => cells.iter().collect(),
@@ -316,6 +326,14 @@ impl Claim {
                 let ok = (1..v.len()).all(|i| a >= in_seconds(i));
                 (format_value(v[0], units[0]), ok)
             }
+            Test::RatioToLowest(_, _, bound) => {
+                let lowest = (1..v.len()).map(in_seconds).fold(f64::INFINITY, f64::min);
+                if lowest <= 0.0 {
+                    return Err("the lowest of `among` is at or below zero".into());
+                }
+                let r = in_seconds(0) / lowest;
+                (format!("{}×", sig3(r)), bound.holds(r))
+            }
             Test::Spread(_, bound) => {
                 let all: Vec<f64> = (0..v.len()).map(in_seconds).collect();
                 let lo = all.iter().copied().fold(f64::INFINITY, f64::min);
@@ -368,6 +386,9 @@ impl Claim {
         };
         let core = match &self.test {
             Test::Ratio(_, _, b) | Test::Spread(_, b) => times(b),
+            Test::RatioToLowest(_, among, b) => {
+                format!("{} the lowest of {}", times(b), among.len())
+            }
             Test::Value(_, b) => unit_of_value(b),
             Test::Lowest(_, among) => format!("lowest of {}", among.len() + 1),
             Test::Highest(_, among) => format!("highest of {}", among.len() + 1),
@@ -566,6 +587,13 @@ among = ["blocking/1/inline/p99"]
 stat = "every-repetition"
 
 [[claim]]
+id = "inline-near-best"
+says = "with no heavy jobs, inline within 1.3× of the lowest of the others"
+ratio-to-lowest = "blocking/0/inline/p99"
+among = ["blocking/0/fix/p99", "blocking/1/fix/p99"]
+at-most = 1.3
+
+[[claim]]
 id = "idle-alike"
 says = "with no heavy jobs, both within 2× of each other"
 spread = ["blocking/0/inline/p99", "blocking/0/fix/p99"]
@@ -606,6 +634,8 @@ at-most = 2
         let lowest = claims.get("fix-lowest").unwrap().check(&rec);
         assert_eq!(lowest.repetitions, Some((3, 3)));
         assert_eq!(claims.get("fix-fast").unwrap().check(&rec).figure, "150 µs");
+        let near = claims.get("inline-near-best").unwrap().check(&rec);
+        assert_eq!(near.summary(), "1.05× (claim: ≤ 1.3× the lowest of 2)");
     }
 
     #[test]
@@ -623,6 +653,22 @@ at-most = 2
         let lowest = claims.get("fix-lowest").unwrap().check(&rec);
         assert_eq!(lowest.repetitions, Some((2, 3)));
         assert_eq!(lowest.verdict, Verdict::NotHeld);
+        // The fix's p99 at burst 1 is now 1.4 ms, the lowest of the two still 95 µs at burst 0.
+        let near = claims.get("inline-near-best").unwrap().check(&rec);
+        assert_eq!(near.figure, "1.05×");
+        let mut slower = rec.clone();
+        for s in slower
+            .series
+            .iter_mut()
+            .filter(|s| s.case == "0" && s.variant == "inline")
+        {
+            s.median *= 2.0;
+        }
+        let near = claims.get("inline-near-best").unwrap().check(&slower);
+        assert_eq!(
+            (near.verdict, near.figure),
+            (Verdict::NotHeld, "2.11×".to_string())
+        );
     }
 
     #[test]
@@ -661,6 +707,8 @@ at-most = 2
         assert!(bad("ratio = [\"a/b/c/d\", \"a/b/c/e\"]").contains("at-least"));
         assert!(bad("value = \"a/b/c\"\nat-most = 1").contains("experiment/case/variant/metric"));
         assert!(bad("lowest = \"a/b/c/d\"").contains("among"));
+        assert!(bad("ratio-to-lowest = \"a/b/c/d\"\nat-most = 2").contains("among"));
+        assert!(bad("ratio-to-lowest = \"a/b/c/d\"\namong = [\"a/b/c/e\"]").contains("at-least"));
         assert!(
             bad("value = \"a/b/c/d\"\nspread = [\"a/b/c/d\", \"a/b/c/e\"]\nat-most = 2")
                 .contains("exactly one")

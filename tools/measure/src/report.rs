@@ -404,7 +404,11 @@ pub fn format_value(value: f64, unit: &str) -> String {
             } else {
                 (value, "B")
             };
-            format!("{} {u}", sig3(v))
+            if u == "B" && v.fract() == 0.0 {
+                format!("{v} B")
+            } else {
+                format!("{} {u}", sig3(v))
+            }
         }
         "MiB" => format!("{} MiB", sig3(value)),
         "%" => format!("{}%", sig3(value)),
@@ -606,6 +610,7 @@ at-least = 10
         assert_eq!(format_value(13.9, "%"), "13.9%");
         assert_eq!(format_value(448.2, "x"), "448×");
         assert_eq!(format_value(3.0 * 1024.0 * 1024.0, "B"), "3.00 MiB");
+        assert_eq!(format_value(8.0, "B"), "8 B");
         assert_eq!(sig3(-1234.0), "-1,234");
         assert_eq!(sig3(0.01234), "0.0123");
     }

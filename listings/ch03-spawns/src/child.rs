@@ -1,0 +1,322 @@
+//! What a task costs, measured in a process of its own: a fresh heap, one allocator (the
+//! `tasks-system` binary uses the system allocator, `tasks-mimalloc` mimalloc). The listing
+//! starts one child per cell and reads the one JSON line it prints. Every command starts with the
+//! number of Tokio workers.
+//!
+//! - `WORKERS spawn N inside|outside|slice` spawns and joins N tasks that do nothing (after one
+//!   untimed pass) and reports the seconds per pass;
+//! - `WORKERS idle N plain|buffer|boxed` parks N idle tasks and reports resident bytes per task;
+//! - `WORKERS peak N ROUNDS handles|slice YIELD_EVERY` runs N short tasks and reports the
+//!   process's peak resident memory.
+
+use crate::{
+    idle_task, idle_task_with_buffer, spawn_and_join, spawn_from_outside, spawn_into_slice,
+    spawn_keep_handles,
+};
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+use tokio::sync::Semaphore;
+
+/// What a child measured.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Report {
+    /// Resident bytes per idle task (idle), or 0.
+    pub bytes_per_task: f64,
+    /// The process's peak resident memory, bytes.
+    pub peak_rss: u64,
+    /// Wall time of the measured part, seconds.
+    pub seconds: f64,
+    /// The workload's checksum (peak), or the number of tasks joined (spawn, idle).
+    pub checksum: u64,
+    /// `size_of_val` of one task's future, bytes.
+    pub future_bytes: u64,
+    /// The most tasks alive at once (peak), sampled every 100 µs from another thread.
+    pub alive_max: u64,
+}
+
+/// (resident, peak resident) bytes of this process, from `/proc/self/status`.
+pub fn resident() -> Option<(u64, u64)> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kib = |key: &str| -> Option<u64> {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(key))?
+            .split_whitespace()
+            .next()?
+            .parse::<u64>()
+            .ok()
+    };
+    Some((kib("VmRSS:")? * 1024, kib("VmHWM:")? * 1024))
+}
+
+/// The kinds of idle task the `idle` probe parks.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum IdleKind {
+    Plain,
+    Buffer,
+    BoxedBuffer,
+}
+
+/// How `spawn` starts its tasks.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SpawnFrom {
+    /// From a task on a worker, every `JoinHandle` awaited.
+    Inside,
+    /// From a plain thread through a `Handle`, every `JoinHandle` awaited.
+    Outside,
+    /// From a task on a worker, results in a shared slice, handles dropped.
+    Slice,
+}
+
+/// Spawns and joins `n` tasks that do nothing: once untimed, then timed.
+pub fn spawn(workers: u32, n: usize, from: SpawnFrom) -> Result<Report, String> {
+    let rt = measure::runtime(workers)?;
+    let once = || -> Result<u64, String> {
+        Ok(match from {
+            SpawnFrom::Inside => rt
+                .block_on(rt.spawn(spawn_and_join(n)))
+                .map_err(|e| e.to_string())? as u64,
+            SpawnFrom::Outside => spawn_from_outside(&rt, n) as u64,
+            SpawnFrom::Slice => rt
+                .block_on(rt.spawn(spawn_into_slice(n, 0, 0)))
+                .map_err(|e| e.to_string())?,
+        })
+    };
+    let want = match from {
+        // With no rounds of work an item's digest is its index: the sum is 0 + 1 + ... + n-1.
+        SpawnFrom::Slice => (n as u64) * (n as u64).saturating_sub(1) / 2,
+        _ => n as u64,
+    };
+    once()?;
+    // A short run repeats until it has spawned at least 200,000 tasks; the report is per pass.
+    let passes = 200_000usize.div_ceil(n.max(1));
+    let t = Instant::now();
+    for _ in 0..passes {
+        let checksum = once()?;
+        if checksum != want {
+            return Err(format!("{from:?}: checksum {checksum}, expected {want}"));
+        }
+    }
+    let seconds = t.elapsed().as_secs_f64() / passes as f64;
+    Ok(Report {
+        bytes_per_task: 0.0,
+        peak_rss: resident().map_or(0, |r| r.1),
+        seconds,
+        checksum: want,
+        future_bytes: 0,
+        alive_max: 0,
+    })
+}
+
+/// Parks `n` idle tasks and measures the resident memory they add.
+pub fn idle(workers: u32, n: usize, kind: IdleKind) -> Result<Report, String> {
+    let rt = measure::runtime(workers)?;
+    let gate = Arc::new(Semaphore::new(0));
+    let started = Arc::new(AtomicUsize::new(0));
+    let mut handles = Vec::with_capacity(n);
+    let future_bytes = match kind {
+        IdleKind::Plain => std::mem::size_of_val(&idle_task(gate.clone(), started.clone())),
+        IdleKind::Buffer => {
+            std::mem::size_of_val(&idle_task_with_buffer(gate.clone(), started.clone()))
+        }
+        IdleKind::BoxedBuffer => std::mem::size_of_val(&Box::pin(idle_task_with_buffer(
+            gate.clone(),
+            started.clone(),
+        ))),
+    } as u64;
+    let (before, _) = resident().ok_or("cannot read /proc/self/status")?;
+    let t = Instant::now();
+    let _guard = rt.enter();
+    for _ in 0..n {
+        let (g, s) = (gate.clone(), started.clone());
+        handles.push(match kind {
+            IdleKind::Plain => tokio::spawn(idle_task(g, s)),
+            IdleKind::Buffer => tokio::spawn(idle_task_with_buffer(g, s)),
+            IdleKind::BoxedBuffer => tokio::spawn(Box::pin(idle_task_with_buffer(g, s))),
+        });
+    }
+    while started.load(Ordering::Relaxed) < n {
+        std::thread::yield_now();
+    }
+    let seconds = t.elapsed().as_secs_f64();
+    let (after, peak) = resident().ok_or("cannot read /proc/self/status")?;
+    gate.add_permits(n);
+    let parked = rt.block_on(async {
+        let mut joined = 0u64;
+        for h in handles {
+            joined += u64::from(h.await.is_ok());
+        }
+        joined
+    });
+    Ok(Report {
+        bytes_per_task: after.saturating_sub(before) as f64 / n as f64,
+        peak_rss: peak,
+        seconds,
+        checksum: parked,
+        future_bytes,
+        alive_max: n as u64,
+    })
+}
+
+/// Runs `n` short tasks of `rounds` of work, keeping every handle or none, the spawner yielding
+/// every `yield_every` spawns (0: never), and reports the peak.
+pub fn peak(
+    workers: u32,
+    n: usize,
+    rounds: u64,
+    keep_handles: bool,
+    yield_every: usize,
+) -> Result<Report, String> {
+    let rt = measure::runtime(workers)?;
+    let metrics = rt.handle().metrics();
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let sampler = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            let mut most = 0;
+            while !stop.load(Ordering::Relaxed) {
+                most = most.max(metrics.num_alive_tasks());
+                std::thread::sleep(std::time::Duration::from_micros(100));
+            }
+            most
+        })
+    };
+    let t = Instant::now();
+    let checksum = rt.block_on(async {
+        // Spawned from a task on a worker, as a service would.
+        let run = async move {
+            if keep_handles {
+                spawn_keep_handles(n, rounds, yield_every).await
+            } else {
+                spawn_into_slice(n, rounds, yield_every).await
+            }
+        };
+        tokio::spawn(run).await.expect("the spawner panicked")
+    });
+    let seconds = t.elapsed().as_secs_f64();
+    stop.store(true, Ordering::Relaxed);
+    let alive_max = sampler.join().map_err(|_| "the sampler panicked")? as u64;
+    let (_, peak_rss) = resident().ok_or("cannot read /proc/self/status")?;
+    Ok(Report {
+        bytes_per_task: 0.0,
+        peak_rss,
+        seconds,
+        checksum,
+        future_bytes: 0,
+        alive_max,
+    })
+}
+
+const USAGE: &str = "usage: tasks-system|tasks-mimalloc WORKERS spawn N inside|outside|slice \
+                     | WORKERS idle N plain|buffer|boxed \
+                     | WORKERS peak N ROUNDS handles|slice YIELD_EVERY";
+
+/// Parses a child's arguments (after the program name) and measures.
+pub fn measure(args: &[&str]) -> Option<Result<Report, String>> {
+    let (workers, rest) = args.split_first()?;
+    let workers: u32 = workers.parse().ok().filter(|w| *w > 0)?;
+    Some(match *rest {
+        ["spawn", n, from] => {
+            let from = match from {
+                "inside" => SpawnFrom::Inside,
+                "outside" => SpawnFrom::Outside,
+                "slice" => SpawnFrom::Slice,
+                _ => return None,
+            };
+            spawn(workers, n.parse().ok()?, from)
+        }
+        ["idle", n, kind] => {
+            let kind = match kind {
+                "plain" => IdleKind::Plain,
+                "buffer" => IdleKind::Buffer,
+                "boxed" => IdleKind::BoxedBuffer,
+                _ => return None,
+            };
+            idle(workers, n.parse().ok()?, kind)
+        }
+        ["peak", n, rounds, how, every] => {
+            let keep = match how {
+                "handles" => true,
+                "slice" => false,
+                _ => return None,
+            };
+            peak(
+                workers,
+                n.parse().ok()?,
+                rounds.parse().ok()?,
+                keep,
+                every.parse().ok()?,
+            )
+        }
+        _ => return None,
+    })
+}
+
+/// The child's `main`: measures and prints one JSON line.
+pub fn child_main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    match measure(&args) {
+        Some(Ok(report)) => println!(
+            "{}",
+            serde_json::to_string(&report).expect("a report serialises")
+        ),
+        Some(Err(e)) => {
+            eprintln!("error: {e}");
+            std::process::exit(1);
+        }
+        None => {
+            eprintln!("{USAGE}");
+            std::process::exit(2);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_its_own_resident_memory() {
+        let (rss, peak) = resident().unwrap();
+        assert!(rss > 0 && peak >= rss);
+    }
+
+    #[test]
+    fn idle_tasks_are_counted_and_released() {
+        let r = idle(2, 1000, IdleKind::Plain).unwrap();
+        assert_eq!(r.checksum, 1000, "every parked task was joined");
+        let b = idle(1, 10, IdleKind::BoxedBuffer).unwrap();
+        assert_eq!(b.future_bytes, std::mem::size_of::<usize>() as u64);
+    }
+
+    #[test]
+    fn every_spawn_probe_checks_its_sum() {
+        for from in ["inside", "outside", "slice"] {
+            let r = measure(&["2", "spawn", "1000", from]).unwrap().unwrap();
+            assert!(r.checksum >= 1000 && r.seconds > 0.0, "{from}: {r:?}");
+        }
+        let r = measure(&["2", "peak", "1000", "3", "slice", "0"])
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            r.checksum,
+            (0..1000).fold(0u64, |s, i| s.wrapping_add(crate::work(3, i)))
+        );
+    }
+
+    #[test]
+    fn bad_arguments_are_refused() {
+        for args in [
+            &["spawn", "10", "inside"][..],
+            &["0", "spawn", "10", "inside"],
+            &["2", "spawn", "ten", "inside"],
+            &["2", "spawn", "10", "sideways"],
+            &["2", "peak", "10", "3", "handles"],
+        ] {
+            assert!(measure(args).is_none(), "{args:?}");
+        }
+    }
+}

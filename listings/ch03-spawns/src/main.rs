@@ -1,0 +1,501 @@
+//! The experiments of Chapter 3. `split_work` cuts a fixed amount of CPU work into items of three
+//! sizes and runs it five ways. The rest run in child processes (one heap, one allocator each):
+//! `spawn_and_join` times tasks that do nothing, spawned from inside the runtime, from a plain
+//! thread, and with their handles dropped; `idle_memory`, `future_size` and `peak_memory` report
+//! resident memory.
+//!
+//! `cargo run -p ch03-spawns -- --help` lists the flags.
+
+use ch03_spawns::child::Report;
+use ch03_spawns::{Split, work};
+use measure::{Cell, Chapter, Cli, Experiment, Harness, Measurement};
+use serde::Serialize;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+/// The setup, chosen for this machine (see `Params::for_machine`).
+#[derive(Serialize)]
+struct Params {
+    /// Tokio workers: every core, as a service would run.
+    workers: u32,
+    /// CPU time of all the items of one `split_work` cell, on one core.
+    total_work_ms: u64,
+    /// Every split runs at these item sizes.
+    item_sizes_us: Vec<f64>,
+    /// Only the task-per-item splits and their chunked reference run at these: more points on
+    /// the overhead curve.
+    overhead_sizes_us: Vec<f64>,
+    chunk_counts: Vec<u64>,
+    spawn_counts: Vec<usize>,
+    /// Idle tasks parked for `idle_memory`: enough that the allocators' granularity washes out.
+    idle_tasks: usize,
+    /// Idle tasks parked for `future_size` (each holds 16 KiB in one variant).
+    future_tasks: usize,
+    peak_tasks: usize,
+    /// Rounds of work per task in `peak_memory`: a tiny task.
+    peak_rounds: u64,
+    /// The `paced` spawner of `peak_memory` yields after this many spawns (`tight` never does).
+    peak_yield_every: usize,
+}
+
+impl Params {
+    fn for_machine(cli: &Cli, cores: u32) -> Params {
+        let workers = cli.workers.unwrap_or(cores);
+        let quick = cli.quick;
+        let mut chunk_counts = if quick {
+            vec![1, 16]
+        } else {
+            vec![1, 2, 4, 16, 64]
+        };
+        chunk_counts.push(u64::from(workers));
+        chunk_counts.sort();
+        chunk_counts.dedup();
+        Params {
+            workers,
+            total_work_ms: if quick { 30 } else { 300 },
+            item_sizes_us: vec![0.3, 3.5, 35.0],
+            overhead_sizes_us: if quick { vec![] } else { vec![1.0, 10.0] },
+            chunk_counts,
+            spawn_counts: if quick {
+                vec![10_000]
+            } else {
+                vec![10_000, 1_000_000]
+            },
+            idle_tasks: if quick { 20_000 } else { 200_000 },
+            future_tasks: if quick { 2_000 } else { 20_000 },
+            peak_tasks: if quick { 100_000 } else { 1_000_000 },
+            peak_rounds: 10,
+            peak_yield_every: 64,
+        }
+    }
+
+    fn splits(&self) -> Vec<Split> {
+        let mut v = vec![Split::SpawnPerItem, Split::JoinSetPerItem];
+        v.extend(self.chunk_counts.iter().map(|k| Split::Chunked(*k)));
+        v.extend([Split::Inline, Split::FuturesUnordered]);
+        v
+    }
+
+    /// What a task per item is compared with: the most chunks of the sweep (their spawns are
+    /// few, and the load balances across the workers).
+    fn reference(&self) -> Split {
+        Split::Chunked(self.chunk_counts.iter().max().copied().unwrap_or(1))
+    }
+
+    /// Every (item size, split) cell of `split_work`, smallest size first.
+    fn split_cells(&self) -> Vec<Cell> {
+        let mut sizes: Vec<(f64, bool)> = self.item_sizes_us.iter().map(|s| (*s, true)).collect();
+        sizes.extend(self.overhead_sizes_us.iter().map(|s| (*s, false)));
+        sizes.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let per_item = [Split::SpawnPerItem, Split::JoinSetPerItem, self.reference()];
+        sizes
+            .iter()
+            .flat_map(|&(us, every)| {
+                let splits = if every {
+                    self.splits()
+                } else {
+                    per_item.to_vec()
+                };
+                splits
+                    .into_iter()
+                    .map(move |split| Cell::new(us.to_string(), split.name()))
+            })
+            .collect()
+    }
+}
+
+/// How many rounds of `work` take one microsecond here (the fastest of several tries).
+fn calibrate() -> f64 {
+    let rounds = 2_000_000;
+    (0..7)
+        .map(|i| {
+            let t = Instant::now();
+            work(rounds, i);
+            rounds as f64 / (t.elapsed().as_secs_f64() * 1e6)
+        })
+        .fold(0.0, f64::max)
+}
+
+/// One item size: how many items make the total work, and the rounds of each.
+#[derive(Clone, Copy)]
+struct Size {
+    items: u64,
+    rounds: u64,
+}
+
+impl Size {
+    fn new(p: &Params, item_us: f64, rounds_per_us: f64) -> Size {
+        Size {
+            items: (p.total_work_ms as f64 * 1e3 / item_us).round() as u64,
+            rounds: (item_us * rounds_per_us).round().max(1.0) as u64,
+        }
+    }
+
+    /// The digests' sum, computed on this thread once, outside any timing.
+    fn expected(&self) -> u64 {
+        (0..self.items).fold(0u64, |s, i| s.wrapping_add(work(self.rounds, i)))
+    }
+}
+
+/// The runtime's own view while a cell runs: the most tasks alive and the longest injection
+/// queue, sampled from another thread every 200 µs.
+struct Watch {
+    alive_max: Arc<AtomicUsize>,
+    queue_max: Arc<AtomicUsize>,
+    stop: Arc<AtomicBool>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl Watch {
+    fn start(metrics: tokio::runtime::RuntimeMetrics) -> Watch {
+        let (alive_max, queue_max) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+        let stop = Arc::new(AtomicBool::new(false));
+        let thread = {
+            let (a, q, s) = (alive_max.clone(), queue_max.clone(), stop.clone());
+            std::thread::spawn(move || {
+                while !s.load(Ordering::Relaxed) {
+                    a.fetch_max(metrics.num_alive_tasks(), Ordering::Relaxed);
+                    q.fetch_max(metrics.global_queue_depth(), Ordering::Relaxed);
+                    std::thread::sleep(Duration::from_micros(200));
+                }
+            })
+        };
+        Watch {
+            alive_max,
+            queue_max,
+            stop,
+            thread,
+        }
+    }
+
+    /// (most alive, longest injection queue).
+    fn stop(self) -> (usize, usize) {
+        self.stop.store(true, Ordering::Relaxed);
+        let _ = self.thread.join();
+        (
+            self.alive_max.load(Ordering::Relaxed),
+            self.queue_max.load(Ordering::Relaxed),
+        )
+    }
+}
+
+/// The workers' busy time so far. A worker publishes it in batches (when it parks and at its
+/// periodic maintenance), so it is read after the runtime has shut down.
+fn total_busy(metrics: &tokio::runtime::RuntimeMetrics) -> Duration {
+    (0..metrics.num_workers())
+        .map(|w| metrics.worker_total_busy_duration(w))
+        .sum()
+}
+
+/// What one run of a split saw: wall time, most tasks alive, longest injection queue, and the
+/// workers' busy share of the wall time in %.
+struct Seen {
+    wall: Duration,
+    alive_max: usize,
+    queue_max: usize,
+    busy: f64,
+}
+
+/// Runs `split` over the items on a fresh runtime.
+fn timed_split(p: &Params, size: Size, want: u64, split: Split) -> Result<Seen, String> {
+    let rt = measure::runtime(p.workers)?;
+    let metrics = rt.handle().metrics();
+    let watch = Watch::start(metrics.clone());
+    let t = Instant::now();
+    // The work starts from a task on a worker, as a handler's would.
+    let sum = rt
+        .block_on(rt.spawn(split.run(size.items, size.rounds)))
+        .map_err(|e| format!("{}: {e}", split.name()))?;
+    let wall = t.elapsed();
+    let (alive_max, queue_max) = watch.stop();
+    drop(rt);
+    if sum != want {
+        return Err(format!(
+            "checksum mismatch in {} ({} items): {sum:#x}, expected {want:#x}",
+            split.name(),
+            size.items
+        ));
+    }
+    let busy = total_busy(&metrics).as_secs_f64() / (wall.as_secs_f64() * f64::from(p.workers));
+    Ok(Seen {
+        wall,
+        alive_max,
+        queue_max,
+        busy: 100.0 * busy,
+    })
+}
+
+/// Experiment `split_work`: one cell. A task-per-item cell also runs the chunked reference beside
+/// it, so its overhead is a ratio measured side by side.
+fn split_work(p: &Params, size: Size, want: u64, split: Split) -> Result<Measurement, String> {
+    let seen = timed_split(p, size, want, split)?;
+    let per_item = |d: Duration| d.as_nanos() as f64 / size.items as f64;
+    let mut m = Measurement::new();
+    m.push("ns_per_item", "ns", per_item(seen.wall))
+        .push("alive_max", "count", seen.alive_max as f64)
+        .push("global_queue_max", "count", seen.queue_max as f64)
+        .push("busy", "%", seen.busy);
+    if matches!(split, Split::SpawnPerItem | Split::JoinSetPerItem) {
+        let chunked = timed_split(p, size, want, p.reference())?.wall;
+        let overhead = per_item(seen.wall) - per_item(chunked);
+        m.push("overhead_pct", "%", 100.0 * overhead / per_item(chunked))
+            .push("overhead_per_task", "ns", overhead);
+    }
+    Ok(m)
+}
+
+/// The child binaries live beside this one; `cargo run` builds only this one, so build them if
+/// they are missing and cargo is at hand.
+fn child(name: &str) -> Result<PathBuf, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
+    let path = exe.with_file_name(name);
+    if !path.is_file() {
+        let cargo = std::env::var("CARGO").map_err(|_| {
+            format!(
+                "{} is missing: build it with `cargo build -p ch03-spawns --bins`",
+                path.display()
+            )
+        })?;
+        let mut build = std::process::Command::new(cargo);
+        build.args(["build", "-q", "-p", "ch03-spawns", "--bins"]);
+        if exe.to_string_lossy().contains("/release/") {
+            build.arg("--release");
+        }
+        let ok = build.status().map(|s| s.success()).unwrap_or(false);
+        if !ok || !path.is_file() {
+            return Err(format!("could not build {}", path.display()));
+        }
+    }
+    Ok(path)
+}
+
+/// Runs one measurement in a fresh child process on `workers` workers and reads its report.
+fn in_child(binary: &str, workers: u32, args: &[&str]) -> Result<Report, String> {
+    let out = std::process::Command::new(child(binary)?)
+        .arg(workers.to_string())
+        .args(args)
+        .output()
+        .map_err(|e| format!("cannot start {binary}: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "{binary} {} failed ({}): {}",
+            args.join(" "),
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    serde_json::from_str(text.trim()).map_err(|e| format!("{binary} printed {text:?}: {e}"))
+}
+
+/// The most resident memory a run may reach: the peak experiments stop above it.
+const PEAK_LIMIT: u64 = 2 << 30;
+
+/// Refuses to start when the machine lacks the memory the peak experiment could use.
+fn check_memory(p: &Params) -> Result<(), String> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    let available = meminfo
+        .lines()
+        .find_map(|l| l.strip_prefix("MemAvailable:"))
+        .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
+        .map(|kib| kib * 1024);
+    // A kept task is under 1 KiB here; leave room for two of the heaviest runs at once.
+    let need = p.peak_tasks as u64 * 1024 * 2;
+    match available {
+        Some(a) if a < need => Err(format!(
+            "the peak_memory experiment may need {} MiB and this machine has {} MiB available: \
+             free memory or rerun with --quick",
+            need >> 20,
+            a >> 20
+        )),
+        _ => Ok(()),
+    }
+}
+
+const CHAPTER: Chapter = Chapter {
+    name: "ch03-spawns",
+    title: "Spawning",
+    about: "The same CPU work cut into items of 0.3, 3.5 and 35 µs, run as a task per item, a \
+            JoinSet per item, a few chunked tasks, inline in one task, or a FuturesUnordered in one \
+            task: nanoseconds per item and the overhead per task (also at 1 and 10 µs, for the \
+            overhead curve). Then, each in a child process, \
+            spawn-and-join throughput (from inside the runtime, from a plain thread, with the \
+            handles dropped, and with mimalloc as well), resident bytes per idle task (system allocator and mimalloc), what a large future does to a task, and \
+            the peak memory of a million tasks with their handles kept or dropped, spawned in a \
+            tight loop or by a spawner that yields.",
+    full_run: "about 3 minutes",
+    listing_dir: env!("CARGO_MANIFEST_DIR"),
+    crates: &["tokio", "futures-util", "mimalloc"],
+    headline: &[
+        "ns_per_item",
+        "overhead_pct",
+        "alive_max",
+        "tasks_per_s",
+        "bytes_per_task",
+        "future_bytes",
+        "peak_rss",
+    ],
+    full_reps: 5,
+};
+
+fn main() {
+    let mut h = Harness::start(CHAPTER);
+    let p = Params::for_machine(h.cli(), h.cores());
+    if let Err(e) = check_memory(&p) {
+        eprintln!("error: {e}");
+        std::process::exit(1);
+    }
+    let rounds_per_us = calibrate();
+    h.params(&p);
+    h.derived("calibrated_rounds_per_us", rounds_per_us);
+    let sizes: Vec<(String, Size, u64)> = p
+        .item_sizes_us
+        .iter()
+        .chain(&p.overhead_sizes_us)
+        .map(|us| {
+            let size = Size::new(&p, *us, rounds_per_us);
+            (us.to_string(), size, size.expected())
+        })
+        .collect();
+    h.derived(
+        "items_per_size",
+        sizes
+            .iter()
+            .map(|(us, s, _)| (us.clone(), s.items))
+            .collect::<std::collections::BTreeMap<_, _>>(),
+    );
+    let cells = |cases: Vec<String>, variants: &[String]| -> Vec<Cell> {
+        cases
+            .iter()
+            .flat_map(|c| variants.iter().map(move |v| Cell::new(c, v)))
+            .collect()
+    };
+    let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let spawn_cases = p.spawn_counts.iter().map(|n| n.to_string()).collect();
+    let idle = vec![p.idle_tasks.to_string()];
+    let future = vec![p.future_tasks.to_string()];
+    let pacing = names(&["tight", "paced"]);
+    let spawn_variants = names(&[
+        "inside",
+        "outside",
+        "handles_dropped",
+        "inside_mimalloc",
+        "outside_mimalloc",
+        "handles_dropped_mimalloc",
+    ]);
+    let peak_want =
+        (0..p.peak_tasks as u64).fold(0u64, |s, i| s.wrapping_add(work(p.peak_rounds, i)));
+    h.run(vec![
+        Experiment::new("split_work", p.split_cells(), |cell, _| {
+            let (_, size, want) = sizes.iter().find(|s| s.0 == cell.case).expect("a size");
+            let split = Split::from_name(&cell.variant).expect("cells name splits");
+            split_work(&p, *size, *want, split)
+        })
+        .shaped_by(&[
+            "workers",
+            "total_work_ms",
+            "item_sizes_us",
+            "overhead_sizes_us",
+            "chunk_counts",
+        ]),
+        Experiment::new(
+            "spawn_and_join",
+            cells(spawn_cases, &spawn_variants),
+            |cell, _| {
+                // A variant is where the tasks are spawned from, then the allocator if not the
+                // system's: `handles_dropped_mimalloc`.
+                let (from, allocator) = match cell.variant.split_once("_mimalloc") {
+                    Some((from, _)) => (from, "mimalloc"),
+                    None => (cell.variant.as_str(), "system"),
+                };
+                let from = if from == "handles_dropped" {
+                    "slice"
+                } else {
+                    from
+                };
+                let binary = format!("tasks-{allocator}");
+                let r = in_child(&binary, p.workers, &["spawn", &cell.case, from])?;
+                let n: f64 = cell.case.parse().expect("task counts");
+                let mut m = Measurement::new();
+                m.push("tasks_per_s", "tasks/s", n / r.seconds);
+                Ok(m)
+            },
+        )
+        .shaped_by(&["workers", "spawn_counts"]),
+        Experiment::new(
+            "idle_memory",
+            cells(idle, &names(&["system", "mimalloc"])),
+            |cell, _| {
+                let binary = format!("tasks-{}", cell.variant);
+                let r = in_child(&binary, p.workers, &["idle", &cell.case, "plain"])?;
+                let mut m = Measurement::new();
+                m.push("bytes_per_task", "B", r.bytes_per_task);
+                Ok(m)
+            },
+        )
+        .shaped_by(&["workers", "idle_tasks"]),
+        Experiment::new(
+            "future_size",
+            cells(future, &names(&["plain", "buffer", "boxed"])),
+            |cell, _| {
+                let r = in_child(
+                    "tasks-system",
+                    p.workers,
+                    &["idle", &cell.case, &cell.variant],
+                )?;
+                let mut m = Measurement::new();
+                m.push("future_bytes", "B", r.future_bytes as f64).push(
+                    "bytes_per_task",
+                    "B",
+                    r.bytes_per_task,
+                );
+                Ok(m)
+            },
+        )
+        .shaped_by(&["workers", "future_tasks"]),
+        Experiment::new(
+            "peak_memory",
+            cells(pacing, &names(&["handles_kept", "handles_dropped"])),
+            |cell, _| {
+                let how = match cell.variant.as_str() {
+                    "handles_kept" => "handles",
+                    _ => "slice",
+                };
+                let yield_every = match cell.case.as_str() {
+                    "paced" => p.peak_yield_every,
+                    _ => 0,
+                };
+                let r = in_child(
+                    "tasks-system",
+                    p.workers,
+                    &[
+                        "peak",
+                        &p.peak_tasks.to_string(),
+                        &p.peak_rounds.to_string(),
+                        how,
+                        &yield_every.to_string(),
+                    ],
+                )?;
+                if r.checksum != peak_want {
+                    return Err(format!("{}: checksum mismatch", cell.variant));
+                }
+                if r.peak_rss > PEAK_LIMIT {
+                    return Err(format!(
+                        "{}: the child peaked at {} MiB, over the {} MiB this run allows",
+                        cell.variant,
+                        r.peak_rss >> 20,
+                        PEAK_LIMIT >> 20
+                    ));
+                }
+                let mut m = Measurement::new();
+                m.push("peak_rss", "B", r.peak_rss as f64)
+                    .push("alive_max", "count", r.alive_max as f64)
+                    .push("wall", "ms", r.seconds * 1e3);
+                Ok(m)
+            },
+        )
+        .shaped_by(&["workers", "peak_tasks", "peak_rounds", "peak_yield_every"]),
+    ]);
+}
