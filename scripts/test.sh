@@ -63,7 +63,7 @@ exercise_starts_fail() {
             ok=1
         else
             echo "$name: the starting point fails its test, as it should:"
-            grep -m1 "panicked at\|tasks were alive" <<<"$out" || true
+            grep -A1 -m1 "panicked at" <<<"$out" || true
         fi
     done
     return $ok

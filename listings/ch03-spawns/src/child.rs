@@ -1,17 +1,18 @@
-//! What a task costs, measured in a process of its own: a fresh heap, one allocator (the
+//! What a task costs, measured in a process of its own: fresh heap state and one allocator (the
 //! `tasks-system` binary uses the system allocator, `tasks-mimalloc` mimalloc). The listing
 //! starts one child per cell and reads the one JSON line it prints. Every command starts with the
 //! number of Tokio workers.
 //!
 //! - `WORKERS spawn N inside|outside|slice` spawns and joins N tasks that do nothing (after one
 //!   untimed pass) and reports the seconds per pass;
-//! - `WORKERS idle N plain|buffer|boxed` parks N idle tasks and reports resident bytes per task;
+//! - `WORKERS idle N plain|buffer|boxed|scoped` parks N idle tasks and reports resident bytes
+//!   per task;
 //! - `WORKERS peak N ROUNDS handles|slice YIELD_EVERY` runs N short tasks and reports the
 //!   process's peak resident memory.
 
-use crate::{
-    idle_task, idle_task_with_buffer, spawn_and_join, spawn_from_outside, spawn_into_slice,
-    spawn_keep_handles,
+use ch03_spawns::{
+    idle_task, idle_task_with_buffer, idle_task_with_scoped_buffer, spawn_and_join,
+    spawn_from_outside, spawn_into_slice, spawn_keep_handles,
 };
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -57,6 +58,7 @@ pub enum IdleKind {
     Plain,
     Buffer,
     BoxedBuffer,
+    ScopedBuffer,
 }
 
 /// How `spawn` starts its tasks.
@@ -125,6 +127,9 @@ pub fn idle(workers: u32, n: usize, kind: IdleKind) -> Result<Report, String> {
             gate.clone(),
             started.clone(),
         ))),
+        IdleKind::ScopedBuffer => {
+            std::mem::size_of_val(&idle_task_with_scoped_buffer(gate.clone(), started.clone()))
+        }
     } as u64;
     let (before, _) = resident().ok_or("cannot read /proc/self/status")?;
     let t = Instant::now();
@@ -135,6 +140,7 @@ pub fn idle(workers: u32, n: usize, kind: IdleKind) -> Result<Report, String> {
             IdleKind::Plain => tokio::spawn(idle_task(g, s)),
             IdleKind::Buffer => tokio::spawn(idle_task_with_buffer(g, s)),
             IdleKind::BoxedBuffer => tokio::spawn(Box::pin(idle_task_with_buffer(g, s))),
+            IdleKind::ScopedBuffer => tokio::spawn(idle_task_with_scoped_buffer(g, s)),
         });
     }
     while started.load(Ordering::Relaxed) < n {
@@ -210,7 +216,7 @@ pub fn peak(
 }
 
 const USAGE: &str = "usage: tasks-system|tasks-mimalloc WORKERS spawn N inside|outside|slice \
-                     | WORKERS idle N plain|buffer|boxed \
+                     | WORKERS idle N plain|buffer|boxed|scoped \
                      | WORKERS peak N ROUNDS handles|slice YIELD_EVERY";
 
 /// Parses a child's arguments (after the program name) and measures.
@@ -232,6 +238,7 @@ pub fn measure(args: &[&str]) -> Option<Result<Report, String>> {
                 "plain" => IdleKind::Plain,
                 "buffer" => IdleKind::Buffer,
                 "boxed" => IdleKind::BoxedBuffer,
+                "scoped" => IdleKind::ScopedBuffer,
                 _ => return None,
             };
             idle(workers, n.parse().ok()?, kind)
@@ -303,7 +310,7 @@ mod tests {
             .unwrap();
         assert_eq!(
             r.checksum,
-            (0..1000).fold(0u64, |s, i| s.wrapping_add(crate::work(3, i)))
+            (0..1000).fold(0u64, |s, i| s.wrapping_add(ch03_spawns::work(3, i)))
         );
     }
 

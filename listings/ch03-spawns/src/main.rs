@@ -31,7 +31,7 @@ struct Params {
     spawn_counts: Vec<usize>,
     /// Idle tasks parked for `idle_memory`: enough that the allocators' granularity washes out.
     idle_tasks: usize,
-    /// Idle tasks parked for `future_size` (each holds 16 KiB in one variant).
+    /// Idle tasks parked for `future_size` (each holds 8 KiB in two variants).
     future_tasks: usize,
     peak_tasks: usize,
     /// Rounds of work per task in `peak_memory`: a tiny task.
@@ -228,22 +228,49 @@ fn timed_split(p: &Params, size: Size, want: u64, split: Split) -> Result<Seen, 
 }
 
 /// Experiment `split_work`: one cell. A task-per-item cell also runs the chunked reference beside
-/// it, so its overhead is a ratio measured side by side.
-fn split_work(p: &Params, size: Size, want: u64, split: Split) -> Result<Measurement, String> {
+/// it, before it in odd repetitions and after it in even ones, so its overhead is a ratio
+/// measured side by side.
+fn split_work(
+    p: &Params,
+    size: Size,
+    want: u64,
+    split: Split,
+    reference_first: bool,
+) -> Result<Measurement, String> {
+    let per_item = matches!(split, Split::SpawnPerItem | Split::JoinSetPerItem);
+    let reference = |run: bool| -> Result<Option<Duration>, String> {
+        Ok(if run && per_item {
+            Some(timed_split(p, size, want, p.reference())?.wall)
+        } else {
+            None
+        })
+    };
+    let before = reference(reference_first)?;
     let seen = timed_split(p, size, want, split)?;
+    let after = reference(!reference_first)?;
     let per_item = |d: Duration| d.as_nanos() as f64 / size.items as f64;
     let mut m = Measurement::new();
     m.push("ns_per_item", "ns", per_item(seen.wall))
         .push("alive_max", "count", seen.alive_max as f64)
         .push("global_queue_max", "count", seen.queue_max as f64)
         .push("busy", "%", seen.busy);
-    if matches!(split, Split::SpawnPerItem | Split::JoinSetPerItem) {
-        let chunked = timed_split(p, size, want, p.reference())?.wall;
+    if let Some(chunked) = before.or(after) {
         let overhead = per_item(seen.wall) - per_item(chunked);
         m.push("overhead_pct", "%", 100.0 * overhead / per_item(chunked))
             .push("overhead_per_task", "ns", overhead);
     }
     Ok(m)
+}
+
+/// The C library whose `malloc` is the system allocator, from `ldd --version` (glibc on most
+/// Linux systems), if it says.
+fn system_allocator() -> Option<String> {
+    let out = std::process::Command::new("ldd")
+        .arg("--version")
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    Some(text.lines().next()?.trim().to_string()).filter(|l| !l.is_empty())
 }
 
 /// The child binaries live beside this one; `cargo run` builds only this one, so build them if
@@ -318,13 +345,14 @@ const CHAPTER: Chapter = Chapter {
     name: "ch03-spawns",
     title: "Spawning",
     about: "The same CPU work cut into items of 0.3, 3.5 and 35 µs, run as a task per item, a \
-            JoinSet per item, a few chunked tasks, inline in one task, or a FuturesUnordered in one \
-            task: nanoseconds per item and the overhead per task (also at 1 and 10 µs, for the \
-            overhead curve). Then, each in a child process, \
-            spawn-and-join throughput (from inside the runtime, from a plain thread, with the \
-            handles dropped, and with mimalloc as well), resident bytes per idle task (system allocator and mimalloc), what a large future does to a task, and \
-            the peak memory of a million tasks with their handles kept or dropped, spawned in a \
-            tight loop or by a spawner that yields.",
+            JoinSet per item, a few chunked tasks, inline in one task, or a FuturesUnordered in \
+            one task: nanoseconds per item and the overhead per task (also at 1 and 10 µs, for \
+            the overhead curve). Then, each in a child process with the system allocator or \
+            mimalloc: spawn-and-join throughput (from inside the runtime, from a plain thread, \
+            with the handles dropped), resident bytes per idle task, what an 8 KiB buffer held \
+            across an .await does to a task, and the peak memory of a million tasks with their \
+            handles kept or dropped, spawned in a tight loop or by a spawner that yields. The \
+            memory experiments need Linux.",
     full_run: "about 3 minutes",
     listing_dir: env!("CARGO_MANIFEST_DIR"),
     crates: &["tokio", "futures-util", "mimalloc"],
@@ -350,6 +378,9 @@ fn main() {
     let rounds_per_us = calibrate();
     h.params(&p);
     h.derived("calibrated_rounds_per_us", rounds_per_us);
+    if let Some(libc) = system_allocator() {
+        h.derived("system_allocator", libc);
+    }
     let sizes: Vec<(String, Size, u64)> = p
         .item_sizes_us
         .iter()
@@ -387,11 +418,11 @@ fn main() {
     ]);
     let peak_want =
         (0..p.peak_tasks as u64).fold(0u64, |s, i| s.wrapping_add(work(p.peak_rounds, i)));
-    h.run(vec![
-        Experiment::new("split_work", p.split_cells(), |cell, _| {
+    let mut experiments = vec![
+        Experiment::new("split_work", p.split_cells(), |cell, rep| {
             let (_, size, want) = sizes.iter().find(|s| s.0 == cell.case).expect("a size");
             let split = Split::from_name(&cell.variant).expect("cells name splits");
-            split_work(&p, *size, *want, split)
+            split_work(&p, *size, *want, split, rep % 2 == 1)
         })
         .shaped_by(&[
             "workers",
@@ -424,78 +455,101 @@ fn main() {
             },
         )
         .shaped_by(&["workers", "spawn_counts"]),
-        Experiment::new(
-            "idle_memory",
-            cells(idle, &names(&["system", "mimalloc"])),
-            |cell, _| {
-                let binary = format!("tasks-{}", cell.variant);
-                let r = in_child(&binary, p.workers, &["idle", &cell.case, "plain"])?;
-                let mut m = Measurement::new();
-                m.push("bytes_per_task", "B", r.bytes_per_task);
-                Ok(m)
-            },
-        )
-        .shaped_by(&["workers", "idle_tasks"]),
-        Experiment::new(
-            "future_size",
-            cells(future, &names(&["plain", "buffer", "boxed"])),
-            |cell, _| {
-                let r = in_child(
-                    "tasks-system",
-                    p.workers,
-                    &["idle", &cell.case, &cell.variant],
-                )?;
-                let mut m = Measurement::new();
-                m.push("future_bytes", "B", r.future_bytes as f64).push(
-                    "bytes_per_task",
-                    "B",
-                    r.bytes_per_task,
-                );
-                Ok(m)
-            },
-        )
-        .shaped_by(&["workers", "future_tasks"]),
-        Experiment::new(
-            "peak_memory",
-            cells(pacing, &names(&["handles_kept", "handles_dropped"])),
-            |cell, _| {
-                let how = match cell.variant.as_str() {
-                    "handles_kept" => "handles",
-                    _ => "slice",
-                };
-                let yield_every = match cell.case.as_str() {
-                    "paced" => p.peak_yield_every,
-                    _ => 0,
-                };
-                let r = in_child(
-                    "tasks-system",
-                    p.workers,
-                    &[
-                        "peak",
-                        &p.peak_tasks.to_string(),
-                        &p.peak_rounds.to_string(),
-                        how,
-                        &yield_every.to_string(),
-                    ],
-                )?;
-                if r.checksum != peak_want {
-                    return Err(format!("{}: checksum mismatch", cell.variant));
-                }
-                if r.peak_rss > PEAK_LIMIT {
-                    return Err(format!(
-                        "{}: the child peaked at {} MiB, over the {} MiB this run allows",
-                        cell.variant,
-                        r.peak_rss >> 20,
-                        PEAK_LIMIT >> 20
-                    ));
-                }
-                let mut m = Measurement::new();
-                m.push("peak_rss", "B", r.peak_rss as f64)
-                    .push("alive_max", "count", r.alive_max as f64)
-                    .push("wall", "ms", r.seconds * 1e3);
-                Ok(m)
-            },
-        )
-        .shaped_by(&["workers", "peak_tasks", "peak_rounds", "peak_yield_every"]),
-    ]);
+    ];
+    // The memory experiments read resident memory from /proc/self/status.
+    if cfg!(target_os = "linux") {
+        experiments.extend([
+            Experiment::new(
+                "idle_memory",
+                cells(idle, &names(&["system", "mimalloc"])),
+                |cell, _| {
+                    let binary = format!("tasks-{}", cell.variant);
+                    let r = in_child(&binary, p.workers, &["idle", &cell.case, "plain"])?;
+                    let mut m = Measurement::new();
+                    m.push("bytes_per_task", "B", r.bytes_per_task);
+                    Ok(m)
+                },
+            )
+            .shaped_by(&["workers", "idle_tasks"]),
+            Experiment::new(
+                "future_size",
+                cells(future, &names(&["plain", "buffer", "boxed", "scoped"])),
+                |cell, _| {
+                    let r = in_child(
+                        "tasks-system",
+                        p.workers,
+                        &["idle", &cell.case, &cell.variant],
+                    )?;
+                    let mut m = Measurement::new();
+                    m.push("future_bytes", "B", r.future_bytes as f64).push(
+                        "bytes_per_task",
+                        "B",
+                        r.bytes_per_task,
+                    );
+                    Ok(m)
+                },
+            )
+            .shaped_by(&["workers", "future_tasks"]),
+            Experiment::new(
+                "peak_memory",
+                cells(
+                    pacing,
+                    &names(&[
+                        "handles_kept",
+                        "handles_dropped",
+                        "handles_kept_mimalloc",
+                        "handles_dropped_mimalloc",
+                    ]),
+                ),
+                |cell, _| {
+                    let (how, allocator) = match cell.variant.split_once("_mimalloc") {
+                        Some((how, _)) => (how, "mimalloc"),
+                        None => (cell.variant.as_str(), "system"),
+                    };
+                    let how = if how == "handles_kept" {
+                        "handles"
+                    } else {
+                        "slice"
+                    };
+                    let yield_every = match cell.case.as_str() {
+                        "paced" => p.peak_yield_every,
+                        _ => 0,
+                    };
+                    let r = in_child(
+                        &format!("tasks-{allocator}"),
+                        p.workers,
+                        &[
+                            "peak",
+                            &p.peak_tasks.to_string(),
+                            &p.peak_rounds.to_string(),
+                            how,
+                            &yield_every.to_string(),
+                        ],
+                    )?;
+                    if r.checksum != peak_want {
+                        return Err(format!("{}: checksum mismatch", cell.variant));
+                    }
+                    if r.peak_rss > PEAK_LIMIT {
+                        return Err(format!(
+                            "{}: the child peaked at {} MiB, over the {} MiB this run allows",
+                            cell.variant,
+                            r.peak_rss >> 20,
+                            PEAK_LIMIT >> 20
+                        ));
+                    }
+                    let mut m = Measurement::new();
+                    m.push("peak_rss", "B", r.peak_rss as f64)
+                        .push("alive_max", "count", r.alive_max as f64)
+                        .push("wall", "ms", r.seconds * 1e3);
+                    Ok(m)
+                },
+            )
+            .shaped_by(&["workers", "peak_tasks", "peak_rounds", "peak_yield_every"]),
+        ]);
+    } else {
+        eprintln!(
+            "note: idle_memory, future_size and peak_memory read /proc (Linux only): skipped"
+        );
+    }
+    h.run(experiments);
 }

@@ -738,6 +738,7 @@ const DEFAULT_CRATES: &[&str] = &[
     "parking_lot",
     "arc-swap",
     "tokio-metrics",
+    "futures-util",
     "hdrhistogram",
     "argon2",
     "axum",
