@@ -15,6 +15,7 @@ pub fn render(data: &Data, d: &Directive) -> Result<String, String> {
         "value" => value(data, d),
         "ratio" => ratio(data, d),
         "param" => param(data, d),
+        "derived" => derived(data, d),
         "machine" => machine(data, d),
         "provenance" => {
             d.check_keys(&["record", "machine"])?;
@@ -160,8 +161,9 @@ fn table(data: &Data, d: &Directive) -> Result<String, String> {
         ),
         None => html,
     };
+    // The wrapper scrolls sideways on a phone rather than cut the table off.
     Ok(format!(
-        "{html}\n{}\n",
+        "<div class=\"measure-table\">{html}</div>\n{}\n",
         provenance(data, &r.record, &r.machine)
     ))
 }
@@ -465,6 +467,24 @@ fn param(data: &Data, d: &Directive) -> Result<String, String> {
         let keys: Vec<String> = r.record.params.keys().cloned().collect();
         format!("no parameter `{name}`; available: {}", list(&keys))
     })?;
+    show_setting(v, d)
+}
+
+/// A value the run measured on its machine before the experiments (`h.derived`): a calibration,
+/// the C library's version.
+fn derived(data: &Data, d: &Directive) -> Result<String, String> {
+    d.check_keys(&["record", "machine", "name", "format"])?;
+    let r = data.resolve_record_only(d)?;
+    let name = d.get("name").ok_or("missing name=VALUE")?;
+    let v = r.record.derived.get(name).ok_or_else(|| {
+        let keys: Vec<String> = r.record.derived.keys().cloned().collect();
+        format!("no derived value `{name}`; available: {}", list(&keys))
+    })?;
+    show_setting(v, d)
+}
+
+/// A parameter or derived value as text: a number plainly, a list joined, `format=percent`.
+fn show_setting(v: &serde_json::Value, d: &Directive) -> Result<String, String> {
     let percent = match d.get("format") {
         None => false,
         Some("percent") => true,
