@@ -353,7 +353,7 @@ const CHAPTER: Chapter = Chapter {
             across an .await does to a task, and the peak memory of a million tasks with their \
             handles kept or dropped, spawned in a tight loop or by a spawner that yields. The \
             memory experiments need Linux.",
-    full_run: "about 3 minutes",
+    full_run: "about 2 minutes",
     listing_dir: env!("CARGO_MANIFEST_DIR"),
     crates: &["tokio", "futures-util", "mimalloc"],
     headline: &[

@@ -29,6 +29,7 @@ fn shaped_like_the_books(tight_dropped: [f64; 3]) -> Record {
         ("split_work", "3.5", "spawn_per_item", "overhead_pct", "%", &[18.1, 20.8, 14.9]),
         ("split_work", "10", "spawn_per_item", "overhead_pct", "%", &[1.4, 1.4, 6.6]),
         ("split_work", "35", "spawn_per_item", "ns_per_item", "ns", &[18.7e3, 18.6e3, 18.5e3]),
+        ("split_work", "35", "joinset_per_item", "ns_per_item", "ns", &[19.0e3, 18.8e3, 19.4e3]),
         ("split_work", "35", "chunked_1", "ns_per_item", "ns", &[35.0e3, 34.9e3, 35.0e3]),
         ("split_work", "35", "chunked_2", "ns_per_item", "ns", &[19.1e3, 19.1e3, 19.0e3]),
         ("split_work", "35", "chunked_4", "ns_per_item", "ns", &[19.9e3, 19.5e3, 19.0e3]),
@@ -57,6 +58,7 @@ fn shaped_like_the_books(tight_dropped: [f64; 3]) -> Record {
         ("peak_memory", "tight", "handles_kept", "alive_max", "count", &[10.6e3, 2.2e3, 24.5e3]),
         ("peak_memory", "tight", "handles_dropped_mimalloc", "peak_rss", "B", &[25.4 * MIB, 19.4 * MIB, 73.3 * MIB]),
         ("peak_memory", "paced", "handles_kept_mimalloc", "peak_rss", "B", &[137.0 * MIB; 3]),
+        ("peak_memory", "paced", "handles_dropped_mimalloc", "peak_rss", "B", &[15.2 * MIB, 15.1 * MIB, 17.1 * MIB]),
     ];
     let params = [
         ("workers", 2.0),

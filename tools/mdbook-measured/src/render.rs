@@ -682,7 +682,7 @@ fn claim(data: &Data, d: &Directive) -> Result<String, String> {
                 "<span class=\"claim-verdict\">✗ not held on {}{}</span>",
                 esc(machine),
                 if claim.quiet {
-                    ", which needs a quiet machine"
+                    " (a claim for a quiet machine)"
                 } else {
                     ""
                 }
