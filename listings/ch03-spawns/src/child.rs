@@ -4,7 +4,7 @@
 //! number of Tokio workers.
 //!
 //! - `WORKERS spawn N inside|outside|slice` spawns and joins N tasks that do nothing (after one
-//!   untimed pass) and reports the seconds per pass;
+//!   untimed pass) and reports the median pass's seconds;
 //! - `WORKERS idle N plain|buffer|boxed|scoped` parks N idle tasks and reports resident bytes
 //!   per task;
 //! - `WORKERS peak N ROUNDS handles|slice YIELD_EVERY` runs N short tasks and reports the
@@ -92,16 +92,20 @@ pub fn spawn(workers: u32, n: usize, from: SpawnFrom) -> Result<Report, String> 
         _ => n as u64,
     };
     once()?;
-    // A short run repeats until it has spawned at least 200,000 tasks; the report is per pass.
-    let passes = 200_000usize.div_ceil(n.max(1));
-    let t = Instant::now();
+    // A short run repeats until it has spawned at least 200,000 tasks (and at least 3 times);
+    // the report is the median pass, so that one pass the machine interrupted does not decide it.
+    let passes = 200_000usize.div_ceil(n.max(1)).max(3);
+    let mut times = Vec::with_capacity(passes);
     for _ in 0..passes {
+        let t = Instant::now();
         let checksum = once()?;
+        times.push(t.elapsed().as_secs_f64());
         if checksum != want {
             return Err(format!("{from:?}: checksum {checksum}, expected {want}"));
         }
     }
-    let seconds = t.elapsed().as_secs_f64() / passes as f64;
+    times.sort_by(f64::total_cmp);
+    let seconds = times[times.len() / 2];
     Ok(Report {
         bytes_per_task: 0.0,
         peak_rss: resident().map_or(0, |r| r.1),
