@@ -298,6 +298,15 @@ fn child(name: &str) -> Result<PathBuf, String> {
     Ok(path)
 }
 
+/// A variant names what it measures, then `_mimalloc` if not on the system allocator
+/// (`handles_dropped_mimalloc`): (what, the child binary to run).
+fn split_allocator(variant: &str) -> (&str, String) {
+    match variant.split_once("_mimalloc") {
+        Some((what, _)) => (what, "tasks-mimalloc".into()),
+        None => (variant, "tasks-system".into()),
+    }
+}
+
 /// Runs one measurement in a fresh child process on `workers` workers and reads its report.
 fn in_child(binary: &str, workers: u32, args: &[&str]) -> Result<Report, String> {
     let out = std::process::Command::new(child(binary)?)
@@ -435,18 +444,12 @@ fn main() {
             "spawn_and_join",
             cells(spawn_cases, &spawn_variants),
             |cell, _| {
-                // A variant is where the tasks are spawned from, then the allocator if not the
-                // system's: `handles_dropped_mimalloc`.
-                let (from, allocator) = match cell.variant.split_once("_mimalloc") {
-                    Some((from, _)) => (from, "mimalloc"),
-                    None => (cell.variant.as_str(), "system"),
-                };
+                let (from, binary) = split_allocator(&cell.variant);
                 let from = if from == "handles_dropped" {
                     "slice"
                 } else {
                     from
                 };
-                let binary = format!("tasks-{allocator}");
                 let r = in_child(&binary, p.workers, &["spawn", &cell.case, from])?;
                 let n: f64 = cell.case.parse().expect("task counts");
                 let mut m = Measurement::new();
@@ -502,10 +505,7 @@ fn main() {
                     ]),
                 ),
                 |cell, _| {
-                    let (how, allocator) = match cell.variant.split_once("_mimalloc") {
-                        Some((how, _)) => (how, "mimalloc"),
-                        None => (cell.variant.as_str(), "system"),
-                    };
+                    let (how, binary) = split_allocator(&cell.variant);
                     let how = if how == "handles_kept" {
                         "handles"
                     } else {
@@ -516,7 +516,7 @@ fn main() {
                         _ => 0,
                     };
                     let r = in_child(
-                        &format!("tasks-{allocator}"),
+                        &binary,
                         p.workers,
                         &[
                             "peak",
