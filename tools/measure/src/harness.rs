@@ -110,6 +110,17 @@ impl Harness {
     /// prints what is about to run and on what.
     pub fn start(chapter: Chapter) -> Harness {
         let cli = parse_cli(&chapter, std::env::args_os());
+        Harness::with_cli(chapter, cli)
+    }
+
+    /// `start` for a chapter with flags of its own (`--dir PATH`): `E` is a `clap::Args` struct,
+    /// shown in `--help` beside the shared flags and returned parsed.
+    pub fn start_with<E: clap::Args + clap::FromArgMatches>(chapter: Chapter) -> (Harness, E) {
+        let (cli, extra) = parse_cli_with::<E>(&chapter, std::env::args_os());
+        (Harness::with_cli(chapter, cli), extra)
+    }
+
+    fn with_cli(chapter: Chapter, cli: Cli) -> Harness {
         crate::cli::check_optimised(cfg!(debug_assertions), cli.allow_debug);
         // The book's claims about this chapter, read from the listing's claims.toml.
         let claims = Claims::load(Path::new(chapter.listing_dir)).unwrap_or_else(|e| {
@@ -181,11 +192,17 @@ impl Harness {
     /// Runs the experiments and exits: 0 when done, 1 when a run failed (nothing saved), 2 when
     /// `--filter` matched nothing.
     pub fn run(self, experiments: Vec<Experiment<'_>>) -> ! {
+        std::process::exit(self.run_returning(experiments))
+    }
+
+    /// `run` for a listing that must clean up before it exits (files it made): returns the exit
+    /// status instead of exiting.
+    pub fn run_returning(self, experiments: Vec<Experiment<'_>>) -> i32 {
         match self.run_inner(experiments) {
-            Ok(()) => std::process::exit(0),
+            Ok(()) => 0,
             Err((code, message)) => {
                 eprintln!("error: {message}");
-                std::process::exit(code);
+                code
             }
         }
     }
@@ -314,6 +331,16 @@ fn parse_cli(chapter: &Chapter, args: impl IntoIterator<Item = std::ffi::OsStrin
     Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
 }
 
+fn parse_cli_with<E: clap::Args + clap::FromArgMatches>(
+    chapter: &Chapter,
+    args: impl IntoIterator<Item = std::ffi::OsString>,
+) -> (Cli, E) {
+    let matches = E::augment_args(command(chapter)).get_matches_from(args);
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    let extra = E::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    (cli, extra)
+}
+
 /// The shared flags, with the chapter's own description at the top of `--help`.
 fn command(chapter: &Chapter) -> clap::Command {
     let about = format!(
@@ -382,6 +409,30 @@ mod tests {
         assert!(help.contains("--filter"), "{help}");
         let cli = parse_cli(&CHAPTER, ["ch99-demo", "--quick"].map(Into::into));
         assert!(cli.quick);
+    }
+
+    #[derive(clap::Args, Debug)]
+    struct Extra {
+        /// Where to put the files
+        #[arg(long, value_name = "PATH")]
+        dir: Option<std::path::PathBuf>,
+    }
+
+    #[test]
+    fn a_chapter_adds_flags_of_its_own_beside_the_shared_ones() {
+        let (cli, extra) = parse_cli_with::<Extra>(
+            &CHAPTER,
+            ["ch99-demo", "--quick", "--dir", "/tmp/x"].map(Into::into),
+        );
+        assert!(cli.quick);
+        assert_eq!(extra.dir.as_deref(), Some(std::path::Path::new("/tmp/x")));
+        let help = <Extra as clap::Args>::augment_args(command(&CHAPTER))
+            .render_help()
+            .to_string();
+        assert!(
+            help.contains("--dir <PATH>") && help.contains("--filter"),
+            "{help}"
+        );
     }
 
     #[test]

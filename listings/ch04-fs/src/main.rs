@@ -1,0 +1,416 @@
+//! The experiments of Chapter 4. `small_files` reads a batch of small files six ways while light
+//! requests arrive at the same runtime; `file_size` reads larger files; `write_files` and
+//! `small_records` take the write path.
+//!
+//! `cargo run -p ch04-fs -- --help` lists the flags.
+
+use ch04_fs::corpus::{Corpus, ScratchDir, contents, digest};
+use ch04_fs::probe::{ThreadWatch, filesystem, io_counters};
+use ch04_fs::{Files, file_names};
+use measure::loadgen::wait_until;
+use measure::stats::LatencyHistogram;
+use measure::{Cell, Chapter, Experiment, Harness, Measurement};
+use serde::Serialize;
+use std::future::Future;
+use std::path::{Path, PathBuf};
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+/// This chapter's own flag.
+#[derive(clap::Args, Debug)]
+struct Extra {
+    /// Make the test files under PATH (a disk of your own) [default: the system's temp directory]
+    #[arg(long, value_name = "PATH")]
+    dir: Option<PathBuf>,
+}
+
+/// The setup, chosen for this machine (see `Params::for_machine`).
+#[derive(Serialize)]
+struct Params {
+    /// Tokio workers: every core, as a service would run.
+    workers: u32,
+    /// `small_files`: this many files of `small_file_bytes`, as the source read.
+    small_files: usize,
+    small_file_bytes: usize,
+    /// The bounded variants keep this many reads in flight.
+    in_flight: Vec<usize>,
+    /// Reads submitted to io_uring at a time.
+    io_uring_depth: usize,
+    /// Light requests per second sent to the runtime while a batch is read.
+    light_rate_per_s: f64,
+    /// `file_size`: file sizes, and the bytes read per cell (the file count follows).
+    file_sizes: Vec<usize>,
+    bytes_per_size: usize,
+    /// `write_files`: files of `write_file_bytes` written per cell, fewer when each is synced.
+    write_files: usize,
+    synced_files: usize,
+    write_file_bytes: usize,
+    /// `small_records`: records of `record_bytes` written to one file.
+    records: usize,
+    record_bytes: usize,
+}
+
+impl Params {
+    fn for_machine(quick: bool, workers: u32) -> Params {
+        Params {
+            workers,
+            small_files: if quick { 500 } else { 5_000 },
+            small_file_bytes: 4096,
+            in_flight: if quick { vec![16] } else { vec![4, 16, 64] },
+            io_uring_depth: 64,
+            light_rate_per_s: 4_000.0,
+            file_sizes: vec![4096, 65_536, 1 << 20],
+            bytes_per_size: if quick { 4 << 20 } else { 32 << 20 },
+            write_files: if quick { 100 } else { 1_000 },
+            synced_files: if quick { 20 } else { 200 },
+            write_file_bytes: 4096,
+            records: if quick { 2_000 } else { 20_000 },
+            record_bytes: 100,
+        }
+    }
+}
+
+/// A future's output and the longest single poll it took: how long it held its worker at once.
+struct LongestPoll<F> {
+    inner: Pin<Box<F>>,
+    longest: Duration,
+}
+
+impl<F: Future> Future for LongestPoll<F> {
+    type Output = (F::Output, Duration);
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let t = Instant::now();
+        let poll = self.inner.as_mut().poll(cx);
+        self.longest = self.longest.max(t.elapsed());
+        poll.map(|out| (out, self.longest))
+    }
+}
+
+/// Light requests sent to the runtime at a fixed rate from a thread of its own, each a task
+/// that records how late its first poll was, from its scheduled time (open loop).
+struct LightRequests {
+    latency: Arc<Mutex<LatencyHistogram>>,
+    stop: Arc<AtomicBool>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl LightRequests {
+    fn start(handle: tokio::runtime::Handle, rate_per_s: f64) -> LightRequests {
+        let latency = Arc::new(Mutex::new(LatencyHistogram::new()));
+        let stop = Arc::new(AtomicBool::new(false));
+        let thread = {
+            let (latency, stop) = (latency.clone(), stop.clone());
+            std::thread::spawn(move || {
+                let start = Instant::now();
+                for i in 0u64.. {
+                    let scheduled = start + Duration::from_secs_f64(i as f64 / rate_per_s);
+                    wait_until(scheduled, Duration::from_micros(50));
+                    if stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let latency = latency.clone();
+                    handle.spawn(async move {
+                        let late = scheduled.elapsed();
+                        latency.lock().expect("no panics here").record(late);
+                    });
+                }
+            })
+        };
+        LightRequests {
+            latency,
+            stop,
+            thread,
+        }
+    }
+
+    fn stop(self) -> LatencyHistogram {
+        self.stop.store(true, Ordering::Relaxed);
+        let _ = self.thread.join();
+        // Let the last light tasks run before reading.
+        std::thread::sleep(Duration::from_millis(2));
+        self.latency.lock().expect("no panics here").clone()
+    }
+}
+
+/// How one batch is read, by variant name.
+fn read_batch(
+    variant: &str,
+    files: Files,
+    p: &Params,
+) -> Pin<Box<dyn Future<Output = std::io::Result<u64>> + Send>> {
+    match variant {
+        "tokio_fs_loop" => Box::pin(ch04_fs::tokio_fs_loop(files)),
+        "std_inline" => Box::pin(ch04_fs::std_inline(files)),
+        "one_spawn_blocking" => Box::pin(ch04_fs::one_spawn_blocking(files)),
+        "tokio_fs_all_at_once" => Box::pin(ch04_fs::tokio_fs_all_at_once(files)),
+        #[cfg(target_os = "linux")]
+        "io_uring" => Box::pin(ch04_fs::io_uring_batch(files, p.io_uring_depth)),
+        bounded => {
+            let k = bounded
+                .strip_prefix("bounded_")
+                .and_then(|k| k.parse().ok())
+                .expect("variants name their reads");
+            Box::pin(ch04_fs::tokio_fs_bounded(files, k))
+        }
+    }
+}
+
+/// Experiment `small_files` (and `file_size`): one batch read on a fresh runtime, with light
+/// requests arriving meanwhile.
+fn read_cell(
+    p: &Params,
+    corpus: &Corpus,
+    variant: &str,
+    light: bool,
+) -> Result<Measurement, String> {
+    let rt = measure::runtime(p.workers)?;
+    let files: Files = corpus.files.clone().into();
+    let requests = light.then(|| LightRequests::start(rt.handle().clone(), p.light_rate_per_s));
+    let threads = ThreadWatch::start();
+    let io_before = io_counters();
+    let t = Instant::now();
+    let read = LongestPoll {
+        inner: Box::pin(read_batch(variant, files, p)),
+        longest: Duration::ZERO,
+    };
+    // The batch starts from a task on a worker, as a handler's would.
+    let (sum, longest_poll) = rt
+        .block_on(rt.spawn(read))
+        .map_err(|e| format!("{variant}: {e}"))?;
+    let wall = t.elapsed();
+    let io_after = io_counters();
+    let threads_max = threads.stop();
+    let latency = requests.map(LightRequests::stop);
+    let sum = sum.map_err(|e| format!("{variant}: {e}"))?;
+    corpus.check(variant, sum)?;
+    let n = corpus.files.len() as f64;
+    let mut m = Measurement::new();
+    m.push("us_per_file", "µs", wall.as_secs_f64() * 1e6 / n)
+        .push("longest_poll", "ns", longest_poll.as_nanos() as f64)
+        .push("threads_max", "count", threads_max as f64);
+    if let (Some((r0, b0)), Some((r1, b1))) = (io_before, io_after) {
+        m.push("read_syscalls_per_file", "count", (r1 - r0) as f64 / n)
+            .push("storage_bytes", "B", (b1 - b0) as f64);
+    }
+    if let Some(latency) = latency {
+        m.push("light_p99", "ns", latency.p99_ns())
+            .push("light_max", "ns", latency.max_ns());
+    }
+    Ok(m)
+}
+
+/// Experiment `write_files`: one batch of files written into a fresh directory.
+fn write_cell(p: &Params, parent: &Path, variant: &str, sync: bool) -> Result<Measurement, String> {
+    let rt = measure::runtime(p.workers)?;
+    let dir = ScratchDir::new(parent)?;
+    let count = if sync { p.synced_files } else { p.write_files };
+    let paths = file_names(dir.path(), count);
+    let data: Vec<Vec<u8>> = (0..count)
+        .map(|i| contents(i, p.write_file_bytes))
+        .collect();
+    let want = data.iter().fold(0u64, |s, b| s.wrapping_add(digest(b)));
+    let (paths2, data2) = (paths.clone(), data);
+    let t = Instant::now();
+    let tokio_fs = variant.starts_with("tokio");
+    let wrote = rt.block_on(rt.spawn(async move {
+        if tokio_fs {
+            ch04_fs::tokio_fs_write_loop(paths2, data2, sync).await
+        } else {
+            ch04_fs::std_write_batch(paths2, data2, sync).await
+        }
+    }));
+    let wall = t.elapsed();
+    wrote
+        .map_err(|e| format!("{variant}: {e}"))?
+        .map_err(|e| format!("{variant}: cannot write in {}: {e}", dir.path().display()))?;
+    let got = paths.iter().try_fold(0u64, |s, f| {
+        std::fs::read(f).map(|b| s.wrapping_add(digest(&b)))
+    });
+    if got.map_err(|e| e.to_string())? != want {
+        return Err(format!("{variant}: the files read back differently"));
+    }
+    let mut m = Measurement::new();
+    m.push("us_per_file", "µs", wall.as_secs_f64() * 1e6 / count as f64);
+    Ok(m)
+}
+
+/// Experiment `small_records`: records written into one file.
+fn records_cell(p: &Params, parent: &Path, variant: &str) -> Result<Measurement, String> {
+    let rt = measure::runtime(p.workers)?;
+    let dir = ScratchDir::new(parent)?;
+    let path = dir.path().join("records.bin");
+    let records = contents(7, p.records * p.record_bytes);
+    let (size, bytes, out) = (p.record_bytes, records.clone(), path.clone());
+    let t = Instant::now();
+    let how = variant.to_string();
+    let wrote = rt.block_on(rt.spawn(async move {
+        match how.as_str() {
+            "tokio_file_unbuffered" => ch04_fs::records_unbuffered(out, bytes, size).await,
+            "tokio_bufwriter" => ch04_fs::records_buffered(out, bytes, size).await,
+            _ => ch04_fs::records_std_batch(out, bytes, size).await,
+        }
+    }));
+    let wall = t.elapsed();
+    wrote
+        .map_err(|e| format!("{variant}: {e}"))?
+        .map_err(|e| format!("{variant}: cannot write in {}: {e}", dir.path().display()))?;
+    if std::fs::read(&path).map_err(|e| e.to_string())? != records {
+        return Err(format!("{variant}: the file reads back differently"));
+    }
+    let mut m = Measurement::new();
+    m.push(
+        "ns_per_record",
+        "ns",
+        wall.as_nanos() as f64 / p.records as f64,
+    );
+    Ok(m)
+}
+
+const CHAPTER: Chapter = Chapter {
+    name: "ch04-fs",
+    title: "File I/O",
+    about: "Reads a batch of 5,000 files of 4 KiB, made by the listing in a scratch directory and \
+            read once to warm the page cache, six ways: tokio::fs::read awaited in a loop, \
+            std::fs::read inline in the async task, the batch in one spawn_blocking, a task per \
+            file all at once, a bounded number in flight, and io_uring; per file time, the \
+            reading task's longest poll, the process's peak thread count, read syscalls, bytes \
+            fetched from storage, and the latency of light requests served meanwhile. Then files \
+            of 4 KiB to 1 MiB, many small files written with and without sync_all, and small \
+            records written through tokio::fs::File, tokio's BufWriter or std in one \
+            spawn_blocking. Every file it makes is removed at the end; --dir PATH measures \
+            another disk.",
+    full_run: "about 2 minutes",
+    listing_dir: env!("CARGO_MANIFEST_DIR"),
+    crates: &["tokio", "futures-util", "io-uring"],
+    headline: &["us_per_file", "light_p99", "threads_max", "ns_per_record"],
+    full_reps: 5,
+};
+
+fn main() {
+    // Under a file-size limit (`ulimit -f`), a write past it then fails with "File too large",
+    // which the listing reports and cleans up after, instead of the signal killing the process.
+    #[cfg(unix)]
+    // SAFETY: setting a signal's disposition to "ignore" before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
+    let (mut h, extra) = Harness::start_with::<Extra>(CHAPTER);
+    let p = Params::for_machine(h.cli().quick, h.cli().workers.unwrap_or(h.cores()));
+    let parent = extra.dir.unwrap_or_else(std::env::temp_dir);
+    h.params(&p);
+    if let Some(fs) = filesystem(&parent) {
+        h.derived("filesystem", fs);
+    }
+    let uring = uring_available();
+    h.derived("io_uring", uring.is_ok());
+    if let Err(why) = &uring {
+        eprintln!("note: {why}; the io_uring variants are skipped");
+    }
+    // On an error, the corpora made so far are dropped, and their files removed, before exiting.
+    let corpora = || -> Result<(Corpus, Vec<Corpus>), String> {
+        let small = Corpus::create(&parent, p.small_files, p.small_file_bytes)?;
+        let sized = p
+            .file_sizes
+            .iter()
+            .map(|size| Corpus::create(&parent, (p.bytes_per_size / size).max(1), *size))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok((small, sized))
+    };
+    let (small, sized) = corpora().unwrap_or_else(|e| {
+        eprintln!("error: {e}");
+        std::process::exit(1);
+    });
+
+    let mut read_variants = vec![
+        "tokio_fs_loop",
+        "std_inline",
+        "one_spawn_blocking",
+        "tokio_fs_all_at_once",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect::<Vec<_>>();
+    read_variants.extend(p.in_flight.iter().map(|k| format!("bounded_{k}")));
+    let mut size_variants = vec![
+        "tokio_fs_loop".to_string(),
+        "one_spawn_blocking".to_string(),
+    ];
+    if uring.is_ok() {
+        read_variants.push("io_uring".into());
+        size_variants.push("io_uring".into());
+    }
+    let cells = |cases: &[String], variants: &[String]| -> Vec<Cell> {
+        cases
+            .iter()
+            .flat_map(|c| variants.iter().map(move |v| Cell::new(c, v)))
+            .collect()
+    };
+    let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let size_cases: Vec<String> = p.file_sizes.iter().map(|s| s.to_string()).collect();
+    let status = h.run_returning(vec![
+        Experiment::new(
+            "small_files",
+            cells(&[p.small_files.to_string()], &read_variants),
+            |cell, _| read_cell(&p, &small, &cell.variant, true),
+        )
+        .shaped_by(&[
+            "workers",
+            "small_files",
+            "small_file_bytes",
+            "in_flight",
+            "io_uring_depth",
+            "light_rate_per_s",
+        ]),
+        Experiment::new(
+            "file_size",
+            cells(&size_cases, &size_variants),
+            |cell, _| {
+                let i = size_cases
+                    .iter()
+                    .position(|c| *c == cell.case)
+                    .expect("a size");
+                read_cell(&p, &sized[i], &cell.variant, false)
+            },
+        )
+        .shaped_by(&["workers", "file_sizes", "bytes_per_size", "io_uring_depth"]),
+        Experiment::new(
+            "write_files",
+            cells(
+                &names(&["no_sync", "sync"]),
+                &names(&["tokio_fs_loop", "std_one_spawn_blocking"]),
+            ),
+            |cell, _| write_cell(&p, &parent, &cell.variant, cell.case == "sync"),
+        )
+        .shaped_by(&["workers", "write_files", "synced_files", "write_file_bytes"]),
+        Experiment::new(
+            "small_records",
+            cells(
+                &[p.record_bytes.to_string()],
+                &names(&[
+                    "tokio_file_unbuffered",
+                    "tokio_bufwriter",
+                    "std_bufwriter_one_spawn_blocking",
+                ]),
+            ),
+            |cell, _| records_cell(&p, &parent, &cell.variant),
+        )
+        .shaped_by(&["workers", "records", "record_bytes"]),
+    ]);
+    // The test files go before the process does.
+    drop((small, sized));
+    std::process::exit(status);
+}
+
+#[cfg(target_os = "linux")]
+fn uring_available() -> Result<(), String> {
+    ch04_fs::uring::available()
+}
+
+#[cfg(not(target_os = "linux"))]
+fn uring_available() -> Result<(), String> {
+    Err("io_uring is Linux only".into())
+}

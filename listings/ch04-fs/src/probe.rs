@@ -1,0 +1,98 @@
+//! What the process did, from Linux's own accounting: its thread count (`/proc/self/status`),
+//! its read syscalls and the bytes it fetched from storage (`/proc/self/io`), and which
+//! filesystem a directory lives on (`/proc/self/mounts`). Elsewhere these read as unknown.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
+
+/// The process's threads right now.
+pub fn threads() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("Threads:"))?
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// (read syscalls, bytes fetched from storage) so far, for the whole process.
+pub fn io_counters() -> Option<(u64, u64)> {
+    let io = std::fs::read_to_string("/proc/self/io").ok()?;
+    let field = |key: &str| -> Option<u64> {
+        io.lines()
+            .find_map(|l| l.strip_prefix(key))?
+            .trim()
+            .parse()
+            .ok()
+    };
+    Some((field("syscr:")?, field("read_bytes:")?))
+}
+
+/// The filesystem type and device of the mount that holds `dir` ("ext4 on /dev/vda").
+pub fn filesystem(dir: &Path) -> Option<String> {
+    let dir = dir.canonicalize().ok()?;
+    let mounts = std::fs::read_to_string("/proc/self/mounts").ok()?;
+    mounts
+        .lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            (f.len() >= 3 && dir.starts_with(f[1]))
+                .then(|| (f[1].len(), format!("{} on {}", f[2], f[0])))
+        })
+        .max_by_key(|(len, _)| *len)
+        .map(|(_, what)| what)
+}
+
+/// Samples the thread count every 200 µs on a thread of its own, until stopped.
+pub struct ThreadWatch {
+    most: Arc<AtomicU64>,
+    stop: Arc<AtomicBool>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl ThreadWatch {
+    pub fn start() -> ThreadWatch {
+        let (most, stop) = (
+            Arc::new(AtomicU64::new(0)),
+            Arc::new(AtomicBool::new(false)),
+        );
+        let thread = {
+            let (most, stop) = (most.clone(), stop.clone());
+            std::thread::spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    most.fetch_max(threads().unwrap_or(0), Ordering::Relaxed);
+                    std::thread::sleep(Duration::from_micros(200));
+                }
+            })
+        };
+        ThreadWatch { most, stop, thread }
+    }
+
+    /// The most threads seen, this watcher's own included.
+    pub fn stop(self) -> u64 {
+        self.stop.store(true, Ordering::Relaxed);
+        let _ = self.thread.join();
+        self.most.load(Ordering::Relaxed)
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_threads_and_reads() {
+        let before = threads().unwrap();
+        let watch = ThreadWatch::start();
+        std::thread::sleep(Duration::from_millis(5));
+        assert!(watch.stop() > before, "the watcher's own thread is counted");
+        let (r0, _) = io_counters().unwrap();
+        let _ = std::fs::read("/proc/self/status").unwrap();
+        let (r1, _) = io_counters().unwrap();
+        assert!(r1 > r0, "a read is counted");
+        assert!(filesystem(Path::new("/")).is_some());
+    }
+}
