@@ -5,7 +5,7 @@
 //! `cargo run -p ch04-fs -- --help` lists the flags.
 
 use ch04_fs::corpus::{Corpus, ScratchDir, contents, digest};
-use ch04_fs::probe::{ThreadWatch, filesystem, io_counters};
+use ch04_fs::probe::{ThreadWatch, filesystem, io_counters, minor_faults};
 use ch04_fs::{Files, file_names};
 use measure::loadgen::wait_until;
 use measure::stats::LatencyHistogram;
@@ -172,6 +172,7 @@ fn read_cell(
     let requests = light.then(|| LightRequests::start(rt.handle().clone(), p.light_rate_per_s));
     let threads = ThreadWatch::start();
     let io_before = io_counters();
+    let faults_before = minor_faults();
     let t = Instant::now();
     let read = LongestPoll {
         inner: Box::pin(read_batch(variant, files, p)),
@@ -183,6 +184,7 @@ fn read_cell(
         .map_err(|e| format!("{variant}: {e}"))?;
     let wall = t.elapsed();
     let io_after = io_counters();
+    let faults_after = minor_faults();
     let threads_max = threads.stop();
     let latency = requests.map(LightRequests::stop);
     let sum = sum.map_err(|e| format!("{variant}: {e}"))?;
@@ -195,6 +197,9 @@ fn read_cell(
     if let (Some((r0, b0)), Some((r1, b1))) = (io_before, io_after) {
         m.push("read_syscalls_per_file", "count", (r1 - r0) as f64 / n)
             .push("storage_bytes", "B", (b1 - b0) as f64);
+    }
+    if let (Some(f0), Some(f1)) = (faults_before, faults_after) {
+        m.push("page_faults_per_file", "count", (f1 - f0) as f64 / n);
     }
     if let Some(latency) = latency {
         m.push("light_p99", "ns", latency.p99_ns())
@@ -283,11 +288,17 @@ const CHAPTER: Chapter = Chapter {
             records written through tokio::fs::File, tokio's BufWriter or std in one \
             spawn_blocking. Every file it makes is removed at the end; --dir PATH measures \
             another disk.",
-    full_run: "about 2 minutes",
+    full_run: "under a minute",
     listing_dir: env!("CARGO_MANIFEST_DIR"),
     crates: &["tokio", "futures-util", "io-uring"],
-    headline: &["us_per_file", "light_p99", "threads_max", "ns_per_record"],
-    full_reps: 5,
+    headline: &[
+        "us_per_file",
+        "light_p99",
+        "threads_max",
+        "page_faults_per_file",
+        "ns_per_record",
+    ],
+    full_reps: 10,
 };
 
 fn main() {

@@ -26,6 +26,19 @@ pub fn io_counters() -> Option<(u64, u64)> {
     Some((field("syscr:")?, field("read_bytes:")?))
 }
 
+/// Minor page faults of the process so far (`/proc/self/stat`): first touches of fresh memory.
+pub fn minor_faults() -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name, which is in parentheses and may hold spaces; minflt is
+    // the 10th field of the line, the 8th after the name.
+    stat.rsplit_once(')')?
+        .1
+        .split_whitespace()
+        .nth(7)?
+        .parse()
+        .ok()
+}
+
 /// The filesystem type and device of the mount that holds `dir` ("ext4 on /dev/vda").
 pub fn filesystem(dir: &Path) -> Option<String> {
     let dir = dir.canonicalize().ok()?;
@@ -89,5 +102,12 @@ mod tests {
         let (r1, _) = io_counters().unwrap();
         assert!(r1 > r0, "a read is counted");
         assert!(filesystem(Path::new("/")).is_some());
+        let f0 = minor_faults().unwrap();
+        let fresh = std::hint::black_box(vec![1u8; 1 << 22]);
+        assert!(
+            minor_faults().unwrap() > f0,
+            "touching {} fresh bytes faults",
+            fresh.len()
+        );
     }
 }

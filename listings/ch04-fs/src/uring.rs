@@ -19,43 +19,42 @@ pub fn available() -> Result<(), String> {
 }
 
 // ANCHOR: io_uring_read_all
-/// Reads every file: opens `depth` of them, submits a read for each, waits for all, repeats.
+/// Reads every file: opens `depth` of them, submits a read for each into a buffer of its own
+/// (reused from batch to batch), waits for all, repeats.
 pub fn read_all(files: &[PathBuf], depth: usize) -> io::Result<u64> {
     let mut ring = IoUring::new(depth as u32)?;
+    let mut buffers: Vec<Vec<u8>> = (0..depth).map(|_| Vec::new()).collect();
     let mut sum = 0u64;
     for batch in files.chunks(depth) {
-        let mut open: Vec<(File, Vec<u8>)> = batch
-            .iter()
-            .map(|path| {
-                let file = File::open(path)?;
-                let len = file.metadata()?.len() as usize;
-                Ok((file, vec![0u8; len]))
-            })
-            .collect::<io::Result<_>>()?;
-        for (i, (file, buf)) in open.iter_mut().enumerate() {
-            let read = opcode::Read::new(
-                types::Fd(file.as_raw_fd()),
-                buf.as_mut_ptr(),
-                buf.len() as u32,
-            )
-            .offset(0)
-            .build()
-            .user_data(i as u64);
-            // SAFETY: the file and the buffer outlive the read: we wait for every completion
-            // of this batch before `open` is dropped.
+        let mut open = Vec::with_capacity(batch.len());
+        for (i, path) in batch.iter().enumerate() {
+            let file = File::open(path)?;
+            let len = file.metadata()?.len() as usize;
+            let buf = &mut buffers[i];
+            buf.clear();
+            buf.reserve(len);
+            let read = opcode::Read::new(types::Fd(file.as_raw_fd()), buf.as_mut_ptr(), len as u32)
+                .offset(0)
+                .build()
+                .user_data(i as u64);
+            // SAFETY: the file and the buffer outlive the read: every completion of this batch
+            // is reaped before `open` is dropped or the buffer is touched again.
             unsafe { ring.submission().push(&read) }
                 .map_err(|_| io::Error::other("the submission queue is full"))?;
+            open.push((file, len));
         }
         let mut done = 0;
         while done < open.len() {
             ring.submit_and_wait(open.len() - done)?;
             for completion in ring.completion() {
-                let (_, buf) = &open[completion.user_data() as usize];
+                let i = completion.user_data() as usize;
                 match completion.result() {
                     n if n < 0 => return Err(io::Error::from_raw_os_error(-n)),
-                    n if n as usize != buf.len() => return Err(io::Error::other("a short read")),
-                    _ => sum = sum.wrapping_add(digest(buf)),
+                    n if n as usize != open[i].1 => return Err(io::Error::other("a short read")),
+                    // SAFETY: the kernel wrote these `n` bytes into the reserved capacity.
+                    n => unsafe { buffers[i].set_len(n as usize) },
                 }
+                sum = sum.wrapping_add(digest(&buffers[i]));
                 done += 1;
             }
         }
