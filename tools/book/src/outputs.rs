@@ -4,7 +4,9 @@
 //!
 //! Output with measured numbers in it (a program's metrics) cannot repeat digit for digit: its
 //! command ends with the shell comment `# numbers vary`, and it is compared by shape, with every
-//! number replaced by `N` and runs of spaces collapsed, so that a changed line still fails.
+//! number replaced by `N` and runs of spaces collapsed, so that a changed line still fails. A
+//! command that needs a tool the machine may lack says so, `# needs strace` (or
+//! `# numbers vary; needs strace`), and is skipped, with a message, where the tool is missing.
 
 use anyhow::{Context, Result, bail};
 use std::path::{Path, PathBuf};
@@ -35,9 +37,14 @@ pub fn check(root: &Path, update: bool) -> Result<()> {
         let Some(command) = text.lines().next().and_then(|l| l.strip_prefix("$ ")) else {
             bail!("{shown}: the first line must be `$ <the command that produced it>`");
         };
+        let notes = Notes::of(command);
+        if let Some(tool) = notes.missing_tool() {
+            println!("skip {shown}: it needs `{tool}`, which is not installed");
+            continue;
+        }
         let output = run(root, command).with_context(|| format!("{shown}: running `{command}`"))?;
         let fresh = format!("$ {command}\n{output}");
-        let same = if command.trim_end().ends_with("# numbers vary") {
+        let same = if notes.numbers_vary {
             shape(&fresh) == shape(&text)
         } else {
             fresh == text
@@ -78,6 +85,44 @@ fn run(root: &Path, command: &str) -> Result<String> {
         String::from_utf8_lossy(&out.stderr)
     );
     Ok(normalise(&text))
+}
+
+/// What a command's trailing shell comment says about its output: `# numbers vary` (compare by
+/// shape), `# needs strace` (skip where the tool is missing), or both: `# numbers vary; needs strace`.
+#[derive(Debug, Default, PartialEq)]
+pub struct Notes {
+    pub numbers_vary: bool,
+    pub needs: Vec<String>,
+}
+
+impl Notes {
+    pub fn of(command: &str) -> Notes {
+        let mut notes = Notes::default();
+        let Some((_, comment)) = command.rsplit_once(" # ") else {
+            return notes;
+        };
+        for note in comment.split(';').map(str::trim) {
+            if note == "numbers vary" {
+                notes.numbers_vary = true;
+            } else if let Some(tool) = note.strip_prefix("needs ") {
+                notes.needs.push(tool.trim().to_string());
+            }
+        }
+        notes
+    }
+
+    /// The first tool the command needs that is not on the PATH.
+    fn missing_tool(&self) -> Option<&str> {
+        self.needs
+            .iter()
+            .find(|tool| {
+                !std::process::Command::new("sh")
+                    .args(["-c", &format!("command -v {tool}")])
+                    .output()
+                    .is_ok_and(|o| o.status.success())
+            })
+            .map(String::as_str)
+    }
 }
 
 /// The text with every number replaced by `N` and runs of spaces by one space.
@@ -149,6 +194,20 @@ fn registry_paths(line: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_command_says_how_to_compare_its_output_and_what_it_needs() {
+        assert_eq!(Notes::of("cargo run -q -p x"), Notes::default());
+        let n = Notes::of("cargo run -q -p x # numbers vary; needs strace");
+        assert!(n.numbers_vary);
+        assert_eq!(n.needs, ["strace"]);
+        assert!(Notes::of("x # numbers vary").needs.is_empty());
+        assert_eq!(Notes::of("x # needs sh").missing_tool(), None);
+        assert_eq!(
+            Notes::of("x # needs no-such-tool-here").missing_tool(),
+            Some("no-such-tool-here")
+        );
+    }
 
     #[test]
     fn output_with_measured_numbers_is_compared_by_shape() {
