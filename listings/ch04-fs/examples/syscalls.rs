@@ -38,10 +38,10 @@ fn read(dir: &str, variant: &str) {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    if let [_, cmd, dir, variant] = &args[..] {
-        if cmd == "read" {
-            return read(dir, variant);
-        }
+    if let [_, cmd, dir, variant] = &args[..]
+        && cmd == "read"
+    {
+        return read(dir, variant);
     }
     let corpus = Corpus::create(&std::env::temp_dir(), 1_000, 4096).expect("the test files");
     let me = std::env::current_exe().expect("this program");
