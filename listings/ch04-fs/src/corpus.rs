@@ -28,6 +28,28 @@ impl ScratchDir {
     pub fn path(&self) -> &Path {
         &self.path
     }
+
+    /// Removes the scratch directories that earlier runs left under `parent` when they were
+    /// killed before they could clean up (`ch04-fs-<pid>-<n>` whose process is gone).
+    pub fn sweep(parent: &Path) {
+        let Ok(entries) = std::fs::read_dir(parent) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let pid = name
+                .strip_prefix("ch04-fs-")
+                .and_then(|rest| rest.split_once('-'))
+                .and_then(|(pid, _)| pid.parse::<u32>().ok());
+            if let Some(pid) = pid
+                && pid != std::process::id()
+                && !Path::new(&format!("/proc/{pid}")).exists()
+                && Path::new("/proc/self").exists()
+            {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
+    }
 }
 
 impl Drop for ScratchDir {
@@ -156,6 +178,21 @@ mod tests {
             );
         }
         assert!(!dir.exists(), "the scratch directory is removed on drop");
+    }
+
+    #[test]
+    fn a_killed_run_s_directory_is_swept_and_a_live_one_kept() {
+        let parent = tempfile::tempdir().unwrap();
+        let dead = parent.path().join("ch04-fs-4000000000-0");
+        let live = ScratchDir::new(parent.path()).unwrap();
+        let other = parent.path().join("ch04-fs-notes");
+        for d in [&dead, &other] {
+            std::fs::create_dir(d).unwrap();
+        }
+        ScratchDir::sweep(parent.path());
+        assert!(!dead.exists(), "no process 4000000000: swept");
+        assert!(live.path().exists(), "this process's own directory stays");
+        assert!(other.exists(), "a name that is not ours stays");
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! `cargo run -p ch04-fs -- --help` lists the flags.
 
 use ch04_fs::corpus::{Corpus, ScratchDir, contents, digest};
-use ch04_fs::probe::{ThreadWatch, filesystem, io_counters, minor_faults};
+use ch04_fs::probe::{filesystem, io_counters, minor_faults, threads};
 use ch04_fs::{Files, file_names};
 use measure::loadgen::wait_until;
 use measure::stats::LatencyHistogram;
@@ -15,11 +15,11 @@ use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-/// This chapter's own flag.
+// This chapter's own flag. (A doc comment here would replace the chapter's `--help` text.)
 #[derive(clap::Args, Debug)]
 struct Extra {
     /// Make the test files under PATH (a disk of your own) [default: the system's temp directory]
@@ -95,7 +95,14 @@ impl<F: Future> Future for LongestPoll<F> {
 struct LightRequests {
     latency: Arc<Mutex<LatencyHistogram>>,
     stop: Arc<AtomicBool>,
-    thread: std::thread::JoinHandle<()>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Drop for LightRequests {
+    // On an error path the generator is not joined; it stops at its next arrival.
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
 }
 
 impl LightRequests {
@@ -123,13 +130,15 @@ impl LightRequests {
         LightRequests {
             latency,
             stop,
-            thread,
+            thread: Some(thread),
         }
     }
 
-    fn stop(self) -> LatencyHistogram {
+    fn stop(mut self) -> LatencyHistogram {
         self.stop.store(true, Ordering::Relaxed);
-        let _ = self.thread.join();
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
         // Let the last light tasks run before reading.
         std::thread::sleep(Duration::from_millis(2));
         self.latency.lock().expect("no panics here").clone()
@@ -170,7 +179,9 @@ fn read_cell(
     let rt = measure::runtime(p.workers)?;
     let files: Files = corpus.files.clone().into();
     let requests = light.then(|| LightRequests::start(rt.handle().clone(), p.light_rate_per_s));
-    let threads = ThreadWatch::start();
+    let queue = QueueWatch::start(rt.handle().metrics());
+    // The probes' own reads of /proc, counted once and taken off the cell's count.
+    let probe_reads = probe_reads();
     let io_before = io_counters();
     let faults_before = minor_faults();
     let t = Instant::now();
@@ -179,23 +190,26 @@ fn read_cell(
         longest: Duration::ZERO,
     };
     // The batch starts from a task on a worker, as a handler's would.
-    let (sum, longest_poll) = rt
-        .block_on(rt.spawn(read))
-        .map_err(|e| format!("{variant}: {e}"))?;
+    let joined = rt.block_on(rt.spawn(read));
     let wall = t.elapsed();
     let io_after = io_counters();
     let faults_after = minor_faults();
-    let threads_max = threads.stop();
+    // Pool threads stay ten seconds after their last job, so the count at the end is the peak.
+    let threads_max = threads().unwrap_or(0);
+    let queue_max = queue.stop();
     let latency = requests.map(LightRequests::stop);
+    let (sum, longest_poll) = joined.map_err(|e| format!("{variant}: {e}"))?;
     let sum = sum.map_err(|e| format!("{variant}: {e}"))?;
     corpus.check(variant, sum)?;
     let n = corpus.files.len() as f64;
     let mut m = Measurement::new();
     m.push("us_per_file", "µs", wall.as_secs_f64() * 1e6 / n)
         .push("longest_poll", "ns", longest_poll.as_nanos() as f64)
-        .push("threads_max", "count", threads_max as f64);
+        .push("threads_max", "count", threads_max as f64)
+        .push("global_queue_max", "count", queue_max as f64);
     if let (Some((r0, b0)), Some((r1, b1))) = (io_before, io_after) {
-        m.push("read_syscalls_per_file", "count", (r1 - r0) as f64 / n)
+        let reads = (r1 - r0).saturating_sub(probe_reads);
+        m.push("read_syscalls_per_file", "count", reads as f64 / n)
             .push("storage_bytes", "B", (b1 - b0) as f64);
     }
     if let (Some(f0), Some(f1)) = (faults_before, faults_after) {
@@ -206,6 +220,45 @@ fn read_cell(
             .push("light_max", "ns", latency.max_ns());
     }
     Ok(m)
+}
+
+/// The read syscalls that reading the counters themselves makes, between two readings.
+fn probe_reads() -> u64 {
+    match (io_counters(), minor_faults(), io_counters()) {
+        (Some((a, _)), _, Some((b, _))) => b - a,
+        _ => 0,
+    }
+}
+
+/// The runtime's injection queue, sampled every 200 µs from a thread of its own (a stable
+/// metric: an atomic read).
+struct QueueWatch {
+    most: Arc<std::sync::atomic::AtomicUsize>,
+    stop: Arc<AtomicBool>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl QueueWatch {
+    fn start(metrics: tokio::runtime::RuntimeMetrics) -> QueueWatch {
+        let most = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let stop = Arc::new(AtomicBool::new(false));
+        let thread = {
+            let (most, stop) = (most.clone(), stop.clone());
+            std::thread::spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    most.fetch_max(metrics.global_queue_depth(), Ordering::Relaxed);
+                    std::thread::sleep(Duration::from_micros(200));
+                }
+            })
+        };
+        QueueWatch { most, stop, thread }
+    }
+
+    fn stop(self) -> usize {
+        self.stop.store(true, Ordering::Relaxed);
+        let _ = self.thread.join();
+        self.most.load(Ordering::Relaxed)
+    }
 }
 
 /// Experiment `write_files`: one batch of files written into a fresh directory.
@@ -235,7 +288,7 @@ fn write_cell(p: &Params, parent: &Path, variant: &str, sync: bool) -> Result<Me
     let got = paths.iter().try_fold(0u64, |s, f| {
         std::fs::read(f).map(|b| s.wrapping_add(digest(&b)))
     });
-    if got.map_err(|e| e.to_string())? != want {
+    if got.map_err(|e| format!("{variant}: reading the files back: {e}"))? != want {
         return Err(format!("{variant}: the files read back differently"));
     }
     let mut m = Measurement::new();
@@ -263,7 +316,9 @@ fn records_cell(p: &Params, parent: &Path, variant: &str) -> Result<Measurement,
     wrote
         .map_err(|e| format!("{variant}: {e}"))?
         .map_err(|e| format!("{variant}: cannot write in {}: {e}", dir.path().display()))?;
-    if std::fs::read(&path).map_err(|e| e.to_string())? != records {
+    if std::fs::read(&path).map_err(|e| format!("{variant}: reading the file back: {e}"))?
+        != records
+    {
         return Err(format!("{variant}: the file reads back differently"));
     }
     let mut m = Measurement::new();
@@ -278,16 +333,16 @@ fn records_cell(p: &Params, parent: &Path, variant: &str) -> Result<Measurement,
 const CHAPTER: Chapter = Chapter {
     name: "ch04-fs",
     title: "File I/O",
-    about: "Reads a batch of 5,000 files of 4 KiB, made by the listing in a scratch directory and \
-            read once to warm the page cache, six ways: tokio::fs::read awaited in a loop, \
-            std::fs::read inline in the async task, the batch in one spawn_blocking, a task per \
-            file all at once, a bounded number in flight, and io_uring; per file time, the \
-            reading task's longest poll, the process's peak thread count, read syscalls, bytes \
-            fetched from storage, and the latency of light requests served meanwhile. Then files \
-            of 4 KiB to 1 MiB, many small files written with and without sync_all, and small \
-            records written through tokio::fs::File, tokio's BufWriter or std in one \
-            spawn_blocking. Every file it makes is removed at the end; --dir PATH measures \
-            another disk.",
+    about: "Reads a batch of 5,000 files of 4 KiB, made by the listing in a scratch directory \
+            and read back once to check them (they stay in the page cache), six ways: \
+            tokio::fs::read awaited in a loop, std::fs::read inline in the async task, the batch \
+            in one spawn_blocking, a task per file all at once, a bounded number in flight, and \
+            io_uring; per file time, the reading task's longest poll, the process's thread \
+            count, the longest injection queue, read syscalls, bytes fetched from storage, page \
+            faults, and the latency of light requests served meanwhile. Then files of 4 KiB to \
+            1 MiB, many small files written with and without sync_all, and small records written \
+            through tokio::fs::File, tokio's BufWriter or std in one spawn_blocking. Every file \
+            it makes is removed at the end; --dir PATH measures another disk.",
     full_run: "under a minute",
     listing_dir: env!("CARGO_MANIFEST_DIR"),
     crates: &["tokio", "futures-util", "io-uring"],
@@ -321,20 +376,13 @@ fn main() {
     if let Err(why) = &uring {
         eprintln!("note: {why}; the io_uring variants are skipped");
     }
-    // On an error, the corpora made so far are dropped, and their files removed, before exiting.
-    let corpora = || -> Result<(Corpus, Vec<Corpus>), String> {
-        let small = Corpus::create(&parent, p.small_files, p.small_file_bytes)?;
-        let sized = p
-            .file_sizes
-            .iter()
-            .map(|size| Corpus::create(&parent, (p.bytes_per_size / size).max(1), *size))
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok((small, sized))
-    };
-    let (small, sized) = corpora().unwrap_or_else(|e| {
-        eprintln!("error: {e}");
-        std::process::exit(1);
-    });
+    ScratchDir::sweep(&parent);
+    // Each experiment's files are made when its first cell runs (so `--filter` makes only what
+    // it needs), and all are removed when the run ends, whichever way it ends.
+    let small = OnceLock::new();
+    let sized: Vec<OnceLock<Result<Corpus, String>>> =
+        p.file_sizes.iter().map(|_| OnceLock::new()).collect();
+    let corpus = |cell, count, size| corpus_in(cell, &parent, count, size);
 
     let mut read_variants = vec![
         "tokio_fs_loop",
@@ -366,7 +414,10 @@ fn main() {
         Experiment::new(
             "small_files",
             cells(&[p.small_files.to_string()], &read_variants),
-            |cell, _| read_cell(&p, &small, &cell.variant, true),
+            |cell, _| {
+                let files = corpus(&small, p.small_files, p.small_file_bytes)?;
+                read_cell(&p, files, &cell.variant, true)
+            },
         )
         .shaped_by(&[
             "workers",
@@ -384,7 +435,9 @@ fn main() {
                     .iter()
                     .position(|c| *c == cell.case)
                     .expect("a size");
-                read_cell(&p, &sized[i], &cell.variant, false)
+                let size = p.file_sizes[i];
+                let files = corpus(&sized[i], (p.bytes_per_size / size).max(1), size)?;
+                read_cell(&p, files, &cell.variant, false)
             },
         )
         .shaped_by(&["workers", "file_sizes", "bytes_per_size", "io_uring_depth"]),
@@ -414,6 +467,24 @@ fn main() {
     // The test files go before the process does.
     drop((small, sized));
     std::process::exit(status);
+}
+
+/// The corpus in `cell`, made on first use.
+fn corpus_in<'a>(
+    cell: &'a OnceLock<Result<Corpus, String>>,
+    parent: &Path,
+    count: usize,
+    size: usize,
+) -> Result<&'a Corpus, String> {
+    cell.get_or_init(|| {
+        let made = Corpus::create(parent, count, size);
+        // Write the new files to the disk now, not during a timed cell.
+        // SAFETY: sync(2) takes no arguments and cannot fail.
+        unsafe { libc::sync() };
+        made
+    })
+    .as_ref()
+    .map_err(Clone::clone)
 }
 
 #[cfg(target_os = "linux")]

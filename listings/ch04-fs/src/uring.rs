@@ -38,25 +38,38 @@ pub fn read_all(files: &[PathBuf], depth: usize) -> io::Result<u64> {
                 .build()
                 .user_data(i as u64);
             // SAFETY: the file and the buffer outlive the read: every completion of this batch
-            // is reaped before `open` is dropped or the buffer is touched again.
+            // is reaped before `open` is dropped or the buffer is touched again (and if reaping
+            // fails, the buffers are leaked, never freed).
             unsafe { ring.submission().push(&read) }
                 .map_err(|_| io::Error::other("the submission queue is full"))?;
             open.push((file, len));
         }
-        let mut done = 0;
+        // Every read of the batch is reaped, even after an error, before a buffer is freed.
+        let (mut done, mut failed) = (0, None);
         while done < open.len() {
-            ring.submit_and_wait(open.len() - done)?;
+            if let Err(e) = ring.submit_and_wait(open.len() - done) {
+                // Reads may still be in flight into these buffers: leak them rather than free.
+                std::mem::forget(buffers);
+                return Err(e);
+            }
             for completion in ring.completion() {
                 let i = completion.user_data() as usize;
                 match completion.result() {
-                    n if n < 0 => return Err(io::Error::from_raw_os_error(-n)),
-                    n if n as usize != open[i].1 => return Err(io::Error::other("a short read")),
-                    // SAFETY: the kernel wrote these `n` bytes into the reserved capacity.
-                    n => unsafe { buffers[i].set_len(n as usize) },
+                    n if n < 0 => failed = failed.or(Some(io::Error::from_raw_os_error(-n))),
+                    n if n as usize != open[i].1 => {
+                        failed = failed.or(Some(io::Error::other("a short read")))
+                    }
+                    n => {
+                        // SAFETY: the kernel wrote these `n` bytes into the reserved capacity.
+                        unsafe { buffers[i].set_len(n as usize) };
+                        sum = sum.wrapping_add(digest(&buffers[i]));
+                    }
                 }
-                sum = sum.wrapping_add(digest(&buffers[i]));
                 done += 1;
             }
+        }
+        if let Some(e) = failed {
+            return Err(e);
         }
     }
     Ok(sum)

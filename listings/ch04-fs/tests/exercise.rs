@@ -1,8 +1,8 @@
-//! The exercise's test: deterministic, with no clock. It counts the reads in flight at once, on
-//! a current-thread runtime, where a spawned task runs only when the spawner awaits.
+//! The exercise's test: it counts the reads in flight at once instead of timing them, on a
+//! current-thread runtime, where a spawned task runs only when the spawner awaits.
 
 use ch04_fs::corpus::Corpus;
-use ch04_fs::exercise::{most_in_flight, read_all};
+use ch04_fs::exercise::{most_in_flight, read_all, reads};
 
 // ANCHOR: exercise_test
 #[test]
@@ -13,6 +13,11 @@ fn two_to_eight_reads_in_flight() {
         .unwrap();
     let sum = rt.block_on(read_all(corpus.files.clone())).unwrap();
     assert_eq!(sum, corpus.expected, "every file is read once");
+    assert_eq!(
+        reads(),
+        corpus.files.len(),
+        "every read goes through counted_read"
+    );
     let most = most_in_flight();
     assert!(
         (2..=8).contains(&most),

@@ -6,7 +6,7 @@ use std::io;
 use std::path::PathBuf;
 
 // ANCHOR: exercise_start
-/// Reads every file and sums their digests. Keep at most 8 reads in flight.
+/// Reads every file and sums their digests. Keep 2 to 8 reads in flight.
 pub async fn read_all(files: Vec<PathBuf>) -> io::Result<u64> {
     let reads: Vec<_> = files
         .into_iter()
