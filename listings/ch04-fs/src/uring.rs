@@ -3,7 +3,7 @@
 //! `io_uring_enter` per batch. Tokio's own io_uring support needs `--cfg tokio_unstable` for the
 //! whole build, so the listing drives a ring itself, on one blocking-pool thread.
 
-use crate::corpus::digest;
+use ch04_fs::corpus::digest;
 use io_uring::{IoUring, opcode, types};
 use std::fs::File;
 use std::io;

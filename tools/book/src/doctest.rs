@@ -91,7 +91,8 @@ pub fn run(root: &Path) -> Result<()> {
 }
 
 /// Builds tools/book-deps in its own target folder and returns `crate name → rlib` for each of
-/// its direct dependencies.
+/// its direct dependencies (those under `[target.'cfg(…)'.dependencies]` where this platform
+/// builds them).
 fn build_deps(root: &Path, target: &Path) -> Result<BTreeMap<String, PathBuf>> {
     let manifest = root.join("tools/book-deps/Cargo.toml");
     let text =
@@ -102,6 +103,14 @@ fn build_deps(root: &Path, target: &Path) -> Result<BTreeMap<String, PathBuf>> {
         .and_then(|d| d.as_table())
         .map(|t| t.keys().map(|k| k.replace('-', "_")).collect())
         .unwrap_or_default();
+    let platform_only: Vec<String> = doc
+        .get("target")
+        .and_then(|t| t.as_table())
+        .into_iter()
+        .flat_map(|t| t.values())
+        .filter_map(|cfg| cfg.get("dependencies").and_then(|d| d.as_table()))
+        .flat_map(|t| t.keys().map(|k| k.replace('-', "_")))
+        .collect();
     eprintln!(
         "building the book's dependencies ({}) in {}",
         wanted.join(", "),
@@ -135,7 +144,7 @@ fn build_deps(root: &Path, target: &Path) -> Result<BTreeMap<String, PathBuf>> {
             .as_str()
             .unwrap_or_default()
             .replace('-', "_");
-        if !wanted.contains(&name) {
+        if !wanted.contains(&name) && !platform_only.contains(&name) {
             continue;
         }
         let rlib = msg["filenames"]
