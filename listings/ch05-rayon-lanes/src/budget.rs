@@ -1,0 +1,151 @@
+//! Thread budgets: the CPUs a process may use (an affinity mask, a cgroup CPU quota), what
+//! `available_parallelism()` reports under each, and the process's thread count. Linux only;
+//! elsewhere these report that they cannot.
+
+use std::path::{Path, PathBuf};
+
+/// The process's threads right now (`/proc/self/task`).
+pub fn threads() -> Option<u64> {
+    Some(std::fs::read_dir("/proc/self/task").ok()?.count() as u64)
+}
+
+/// The CPUs this machine has online, whatever this process may use.
+pub fn host_cpus() -> usize {
+    // SAFETY: sysconf has no preconditions.
+    let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
+    usize::try_from(n).unwrap_or(1).max(1)
+}
+
+/// `std::thread::available_parallelism()`, or 1.
+pub fn available_parallelism() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// Restricts this thread, and the threads it starts afterwards, to the first `cpus` CPUs it
+/// may use now (what `taskset -c 0-1` does for a whole process).
+#[cfg(target_os = "linux")]
+pub fn pin_to_cpus(cpus: usize) -> Result<(), String> {
+    // SAFETY: cpu_set_t is plain data; the calls get its size and a valid pointer.
+    unsafe {
+        let mut allowed: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, size_of::<libc::cpu_set_t>(), &mut allowed) != 0 {
+            return Err(format!(
+                "sched_getaffinity: {}",
+                std::io::Error::last_os_error()
+            ));
+        }
+        let mut mask: libc::cpu_set_t = std::mem::zeroed();
+        let mut taken = 0;
+        for cpu in 0..libc::CPU_SETSIZE as usize {
+            if taken < cpus && libc::CPU_ISSET(cpu, &allowed) {
+                libc::CPU_SET(cpu, &mut mask);
+                taken += 1;
+            }
+        }
+        if taken < cpus {
+            return Err(format!(
+                "asked for {cpus} CPUs, this process may use {taken}"
+            ));
+        }
+        if libc::sched_setaffinity(0, size_of::<libc::cpu_set_t>(), &mask) != 0 {
+            return Err(format!(
+                "sched_setaffinity: {}",
+                std::io::Error::last_os_error()
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(not(target_os = "linux"))]
+pub fn pin_to_cpus(_: usize) -> Result<(), String> {
+    Err("CPU affinity masks are set here on Linux only".into())
+}
+
+/// A cgroup with a CPU quota, made for one child process and removed when dropped. cgroup v1
+/// (`cpu.cfs_quota_us` under the `cpu` controller) or v2 (`cpu.max`), wherever this process
+/// may make one (usually as root, or in a delegated subtree).
+pub struct CpuQuota {
+    dir: PathBuf,
+    v2: bool,
+}
+
+impl CpuQuota {
+    /// A new cgroup beside this process's own, limited to `cpus` CPUs' worth of time per
+    /// 100 ms period.
+    pub fn new(cpus: usize) -> Result<CpuQuota, String> {
+        let cgroups = std::fs::read_to_string("/proc/self/cgroup")
+            .map_err(|e| format!("cannot read /proc/self/cgroup: {e}"))?;
+        let name = format!("ch05-rayon-lanes-{}", std::process::id());
+        let period = 100_000;
+        // cgroup v1: a line like `4:cpu,cpuacct:/path`.
+        let v1 = cgroups.lines().find_map(|l| {
+            let mut parts = l.splitn(3, ':');
+            let (_, controllers, path) = (parts.next()?, parts.next()?, parts.next()?);
+            controllers.split(',').any(|c| c == "cpu").then_some(path)
+        });
+        let (dir, v2) = match v1 {
+            Some(path) => {
+                let mount = ["/sys/fs/cgroup/cpu", "/sys/fs/cgroup/cpu,cpuacct"]
+                    .into_iter()
+                    .map(Path::new)
+                    .find(|m| m.join("cpu.cfs_quota_us").exists())
+                    .ok_or("no cgroup v1 cpu controller mounted where expected")?;
+                (mount.join(path.trim_start_matches('/')).join(&name), false)
+            }
+            None => {
+                let path = cgroups
+                    .lines()
+                    .find_map(|l| l.strip_prefix("0::"))
+                    .ok_or("no cgroup found in /proc/self/cgroup")?;
+                let parent = Path::new("/sys/fs/cgroup").join(path.trim_start_matches('/'));
+                (parent.join(&name), true)
+            }
+        };
+        std::fs::create_dir(&dir)
+            .map_err(|e| format!("cannot make the cgroup {}: {e}", dir.display()))?;
+        let quota = CpuQuota { dir, v2 };
+        let quota_us = cpus * period;
+        if quota.v2 {
+            quota.write("cpu.max", &format!("{quota_us} {period}"))?;
+        } else {
+            quota.write("cpu.cfs_period_us", &period.to_string())?;
+            quota.write("cpu.cfs_quota_us", &quota_us.to_string())?;
+        }
+        Ok(quota)
+    }
+
+    fn write(&self, file: &str, value: &str) -> Result<(), String> {
+        let path = self.dir.join(file);
+        std::fs::write(&path, value)
+            .map_err(|e| format!("cannot write {value:?} to {}: {e}", path.display()))
+    }
+
+    /// The file a process writes its pid to, to join.
+    pub fn procs(&self) -> PathBuf {
+        self.dir.join("cgroup.procs")
+    }
+
+    /// How many 100 ms periods the cgroup's processes were throttled in so far.
+    pub fn throttled_periods(&self) -> Option<u64> {
+        let stat = std::fs::read_to_string(self.dir.join("cpu.stat")).ok()?;
+        stat.lines()
+            .find_map(|l| l.strip_prefix("nr_throttled "))?
+            .trim()
+            .parse()
+            .ok()
+    }
+}
+
+impl Drop for CpuQuota {
+    // The child has exited by now; an empty cgroup is removed with rmdir.
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir(&self.dir);
+    }
+}
+
+/// Moves this process into the cgroup whose `cgroup.procs` is `procs`.
+pub fn join_cgroup(procs: &Path) -> Result<(), String> {
+    std::fs::write(procs, std::process::id().to_string())
+        .map_err(|e| format!("cannot join {}: {e}", procs.display()))
+}

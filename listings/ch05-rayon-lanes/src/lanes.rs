@@ -1,0 +1,180 @@
+//! Three ways to handle a CPU-heavy request on a Tokio runtime: Rayon called inline, Rayon in a
+//! lane of its own behind a semaphore, and `spawn_blocking`; and a timeout that sheds load.
+
+use crate::evaluate;
+use std::future::Future;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+use tokio::sync::{Semaphore, oneshot};
+
+/// A request's batch, shared with the thread that computes it.
+pub type Batch = Arc<Vec<u64>>;
+
+/// Why a request got no answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LaneError {
+    /// Shed: no answer before the deadline ("busy, try again").
+    Busy,
+    /// The job ended without sending its result (it panicked).
+    JobFailed,
+}
+
+/// The CPU lane: a Rayon pool, a bound on the batches in flight, and counts of the jobs handed
+/// to the pool.
+#[derive(Clone)]
+pub struct Lane {
+    pub pool: Arc<rayon::ThreadPool>,
+    pub permits: Arc<Semaphore>,
+    pub rounds: u64,
+    jobs: Arc<JobCounts>,
+}
+
+#[derive(Default)]
+struct JobCounts {
+    in_pool: AtomicUsize,
+    most_in_pool: AtomicUsize,
+    finished: AtomicUsize,
+}
+
+impl Lane {
+    pub fn new(pool: Arc<rayon::ThreadPool>, permits: usize, rounds: u64) -> Lane {
+        Lane {
+            pool,
+            permits: Arc::new(Semaphore::new(permits)),
+            rounds,
+            jobs: Arc::default(),
+        }
+    }
+
+    /// The job of one request: its batch, evaluated on this lane's pool.
+    pub fn job(&self, batch: Batch) -> impl FnOnce() -> u64 + Send + 'static {
+        let rounds = self.rounds;
+        move || evaluate(&batch, rounds)
+    }
+
+    /// `rayon::spawn` on this lane's pool, counting the jobs queued or running in it.
+    pub fn spawn(&self, job: impl FnOnce() + Send + 'static) {
+        let jobs = self.jobs.clone();
+        let now = jobs.in_pool.fetch_add(1, Ordering::Relaxed) + 1;
+        jobs.most_in_pool.fetch_max(now, Ordering::Relaxed);
+        self.pool.spawn(move || {
+            job();
+            jobs.in_pool.fetch_sub(1, Ordering::Relaxed);
+            jobs.finished.fetch_add(1, Ordering::Relaxed);
+        });
+    }
+
+    /// The most jobs queued or running in the pool at once so far.
+    pub fn most_in_pool(&self) -> usize {
+        self.jobs.most_in_pool.load(Ordering::Relaxed)
+    }
+
+    /// Jobs the pool has finished so far.
+    pub fn finished(&self) -> usize {
+        self.jobs.finished.load(Ordering::Relaxed)
+    }
+
+    /// Jobs queued or running now.
+    pub fn in_pool(&self) -> usize {
+        self.jobs.in_pool.load(Ordering::Relaxed)
+    }
+}
+
+// ANCHOR: inline
+/// The pitfall: Rayon called from the handler. `install` (like a `par_iter` on the global pool)
+/// blocks this Tokio worker until the pool has finished the batch.
+pub async fn handle_inline(lane: &Lane, batch: Batch) -> u64 {
+    lane.pool.install(|| evaluate(&batch, lane.rounds))
+}
+// ANCHOR_END: inline
+
+// ANCHOR: offloaded
+/// The fix: wait for a permit, hand the job to Rayon, and await its answer on a oneshot
+/// channel: the worker is free for other tasks meanwhile. A job that panics drops its sender,
+/// and the caller gets an error, not a panic.
+pub async fn offload<T: Send + 'static>(
+    lane: &Lane,
+    job: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, LaneError> {
+    let _permit = lane
+        .permits
+        .acquire()
+        .await
+        .expect("the semaphore is never closed");
+    let (tx, rx) = oneshot::channel();
+    lane.spawn(move || {
+        let _ = tx.send(job());
+    });
+    rx.await.map_err(|_| LaneError::JobFailed)
+}
+// ANCHOR_END: offloaded
+
+// ANCHOR: spawn_blocking
+/// The other offload: `spawn_blocking` behind the same permits.
+pub async fn offload_spawn_blocking<T: Send + 'static>(
+    lane: &Lane,
+    job: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, LaneError> {
+    let _permit = lane
+        .permits
+        .acquire()
+        .await
+        .expect("the semaphore is never closed");
+    tokio::task::spawn_blocking(job)
+        .await
+        .map_err(|_| LaneError::JobFailed)
+}
+// ANCHOR_END: spawn_blocking
+
+// ANCHOR: shed
+/// Sheds load: a request that has no answer within `deadline` gets "busy, try again". Dropping
+/// the handler's future drops whatever it holds.
+pub async fn shed<T, F>(deadline: Duration, handler: F) -> Result<T, LaneError>
+where
+    F: Future<Output = Result<T, LaneError>>,
+{
+    tokio::time::timeout(deadline, handler)
+        .await
+        .unwrap_or(Err(LaneError::Busy))
+}
+// ANCHOR_END: shed
+
+// ANCHOR: permit_in_job
+/// `offload` with the permit moved into the job: it is released when the pool has finished
+/// the job, not when the caller stops waiting.
+pub async fn offload_permit_in_job<T: Send + 'static>(
+    lane: &Lane,
+    job: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, LaneError> {
+    let permit = lane.permits.clone().acquire_owned().await;
+    let permit = permit.expect("the semaphore is never closed");
+    let (tx, rx) = oneshot::channel();
+    lane.spawn(move || {
+        let _ = tx.send(job());
+        drop(permit);
+    });
+    rx.await.map_err(|_| LaneError::JobFailed)
+}
+// ANCHOR_END: permit_in_job
+
+// ANCHOR: busy_at_the_door
+/// Sheds at the door: a request that cannot get a permit within `wait` is told "busy" at once;
+/// one that gets a permit runs to the end, and its job holds the permit until it is done.
+pub async fn offload_or_busy<T: Send + 'static>(
+    lane: &Lane,
+    wait: Duration,
+    job: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, LaneError> {
+    let permit = tokio::time::timeout(wait, lane.permits.clone().acquire_owned())
+        .await
+        .map_err(|_| LaneError::Busy)?
+        .expect("the semaphore is never closed");
+    let (tx, rx) = oneshot::channel();
+    lane.spawn(move || {
+        let _ = tx.send(job());
+        drop(permit);
+    });
+    rx.await.map_err(|_| LaneError::JobFailed)
+}
+// ANCHOR_END: busy_at_the_door

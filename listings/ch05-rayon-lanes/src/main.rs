@@ -1,0 +1,613 @@
+//! The experiments of Chapter 5. `lanes` handles a burst of CPU-heavy requests inline, through a
+//! Rayon lane and through `spawn_blocking` while a ticker measures how late the runtime runs;
+//! `budgets` sizes the two pools under a CPU mask and a CPU quota, each in a child process;
+//! `in_flight` varies the semaphore; `shedding` overloads the lane with a timeout; `panics`
+//! panics in a job, in a child process; `split` finds the batch too small to split.
+//!
+//! `cargo run -p ch05-rayon-lanes -- --help` lists the flags.
+
+mod child;
+
+use ch05_rayon_lanes::budget::{CpuQuota, host_cpus, threads};
+use ch05_rayon_lanes::{
+    Batch, Lane, LaneError, Ticking, batch, evaluate, evaluate_sequential, handle_inline, offload,
+    offload_or_busy, offload_permit_in_job, offload_spawn_blocking, shed,
+};
+use child::{BudgetReport, PanicReport};
+use measure::loadgen::{OpenLoop, fixed_rate};
+use measure::stats::LatencyHistogram;
+use measure::{Cell, Chapter, Experiment, Harness, Measurement};
+use serde::Serialize;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// The setup, chosen for this machine (see `Params::for_machine`).
+#[derive(Serialize)]
+struct Params {
+    /// Tokio workers and Rayon threads: every core, both pools' default.
+    workers: u32,
+    rayon_threads: usize,
+    /// A burst of this many requests, each a batch of `items` numbers mixed `rounds` times.
+    requests: usize,
+    items: usize,
+    rounds: u64,
+    /// Batches in flight in the lane (the semaphore's permits), as the source's.
+    permits: usize,
+    /// The ticker's period, as the source's.
+    tick_ms: u64,
+    /// `idle`: the ticker alone for this long, the floor its lateness starts from.
+    idle_ms: u64,
+    /// `in_flight`: the semaphore's permits.
+    in_flight_permits: Vec<usize>,
+    /// `budgets`: affinity masks of this many CPUs, a quota of `quota_cpus`, a smaller burst.
+    mask_cpus: Vec<usize>,
+    quota_cpus: usize,
+    budget_requests: usize,
+    /// `shedding`: requests arrive at `overload` times the lane's capacity for `shed_s`
+    /// seconds and are shed after `deadline_ms`.
+    overload: f64,
+    shed_s: f64,
+    deadline_ms: u64,
+    /// `panics`: a burst of `panic_requests`, request `bad_request` with an empty batch.
+    panic_requests: usize,
+    bad_request: usize,
+    /// `split`: batch sizes, each item mixed `split_rounds` times.
+    split_items: Vec<usize>,
+    split_rounds: u64,
+}
+
+impl Params {
+    fn for_machine(quick: bool, workers: u32) -> Params {
+        let cpus = host_cpus();
+        Params {
+            workers,
+            rayon_threads: workers as usize,
+            requests: if quick { 16 } else { 64 },
+            items: 2_000,
+            rounds: 24_000,
+            permits: 2,
+            tick_ms: 5,
+            idle_ms: if quick { 50 } else { 300 },
+            in_flight_permits: if quick {
+                vec![1, 64]
+            } else {
+                vec![1, 2, 8, 64]
+            },
+            mask_cpus: [1, 2].into_iter().filter(|&c| c <= cpus).collect(),
+            quota_cpus: 1,
+            budget_requests: if quick { 8 } else { 32 },
+            overload: 2.0,
+            shed_s: if quick { 0.3 } else { 1.0 },
+            deadline_ms: 50,
+            panic_requests: 8,
+            bad_request: 3,
+            split_items: if quick {
+                vec![16, 4096]
+            } else {
+                vec![1, 16, 256, 4096]
+            },
+            split_rounds: 50,
+        }
+    }
+
+    fn tick(&self) -> Duration {
+        Duration::from_millis(self.tick_ms)
+    }
+}
+
+/// Everything the cells share: the pool (one for the whole run, as a service has), the batch
+/// and its answer.
+struct Setup {
+    pool: Arc<rayon::ThreadPool>,
+    work: Batch,
+    answer: u64,
+}
+
+/// Experiments `lanes` and `in_flight`: a burst of requests on a fresh runtime beside the
+/// ticker; `idle` runs the ticker alone.
+fn burst_cell(p: &Params, s: &Setup, variant: &str, permits: usize) -> Result<Measurement, String> {
+    let rt = measure::runtime(p.workers)?;
+    let lane = Lane::new(s.pool.clone(), permits, p.rounds);
+    let (total, ticks, latency, threads_now) = rt.block_on(async {
+        let ticking = Ticking::start(p.tick());
+        let start = Instant::now();
+        let mut latency = LatencyHistogram::new();
+        if variant == "idle" {
+            tokio::time::sleep(Duration::from_millis(p.idle_ms)).await;
+        } else {
+            let mut set = tokio::task::JoinSet::new();
+            for _ in 0..p.requests {
+                let (lane, work) = (lane.clone(), s.work.clone());
+                let how = variant.to_string();
+                set.spawn(async move {
+                    let answer = handle(&how, &lane, work).await;
+                    (answer, start.elapsed())
+                });
+            }
+            while let Some(joined) = set.join_next().await {
+                let (answer, took) = joined.map_err(|e| format!("{variant}: {e}"))?;
+                let answer = answer.map_err(|e| format!("{variant}: {e:?}"))?;
+                if answer != s.answer {
+                    return Err(format!(
+                        "{variant}: a request answered {answer}, not {}",
+                        s.answer
+                    ));
+                }
+                latency.record(took);
+            }
+        }
+        let total = start.elapsed();
+        let threads_now = threads().unwrap_or(0);
+        Ok((total, ticking.stop().await, latency, threads_now))
+    })?;
+    let mut m = Measurement::new();
+    m.push("total_ms", "ms", total.as_secs_f64() * 1e3)
+        .push("tick_p50", "ns", ticks.p50_ns())
+        .push("tick_max", "ns", ticks.max_ns())
+        .push("threads", "count", threads_now as f64);
+    if !latency.is_empty() {
+        m.push("request_p50", "ns", latency.p50_ns())
+            .push("request_p99", "ns", latency.p99_ns())
+            .push("most_in_pool", "count", lane.most_in_pool() as f64);
+    }
+    Ok(m)
+}
+
+/// One request, handled the way `variant` names.
+async fn handle(variant: &str, lane: &Lane, work: Batch) -> Result<u64, LaneError> {
+    match variant {
+        "inline" => Ok(handle_inline(lane, work).await),
+        "spawn_blocking" => {
+            let (pool, job) = (lane.pool.clone(), lane.job(work));
+            offload_spawn_blocking(lane, move || pool.install(job)).await
+        }
+        _ => offload(lane, lane.job(work)).await,
+    }
+}
+
+/// Experiment `shedding`: requests arrive at a fixed rate above the lane's capacity, from a
+/// thread of their own (open loop), and each is shed if it has no answer within the deadline.
+fn shedding_cell(
+    p: &Params,
+    s: &Setup,
+    variant: &str,
+    capacity_per_s: f64,
+) -> Result<Measurement, String> {
+    let rt = measure::runtime(p.workers)?;
+    let lane = Lane::new(s.pool.clone(), p.permits, p.rounds);
+    let rate = capacity_per_s * p.overload;
+    let arrivals = fixed_rate(rate, Duration::ZERO, (rate * p.shed_s) as usize, ());
+    let deadline = Duration::from_millis(p.deadline_ms);
+    let served = Arc::new(Mutex::new(LatencyHistogram::new()));
+    let mut answers = Vec::with_capacity(arrivals.len());
+    let start = Instant::now() + Duration::from_millis(5);
+    OpenLoop::default().run(start, &arrivals, |_, scheduled| {
+        let (lane, job, served) = (lane.clone(), lane.job(s.work.clone()), served.clone());
+        let how = variant.to_string();
+        answers.push(rt.spawn(async move {
+            let answer = match how.as_str() {
+                "permit_in_handler" => shed(deadline, offload(&lane, job)).await,
+                "permit_in_job" => shed(deadline, offload_permit_in_job(&lane, job)).await,
+                _ => offload_or_busy(&lane, deadline, job).await,
+            };
+            if answer.is_ok() {
+                served
+                    .lock()
+                    .expect("no panics here")
+                    .record(scheduled.elapsed());
+            }
+            answer
+        }));
+    });
+    let mut shed_count = 0;
+    for answer in answers {
+        match rt.block_on(answer).map_err(|e| format!("{variant}: {e}"))? {
+            Ok(v) if v == s.answer => {}
+            Ok(v) => {
+                return Err(format!(
+                    "{variant}: a request answered {v}, not {}",
+                    s.answer
+                ));
+            }
+            Err(LaneError::Busy) => shed_count += 1,
+            Err(e) => return Err(format!("{variant}: {e:?}")),
+        }
+    }
+    // Every caller has its answer; the pool may still be computing for callers who left.
+    let answered = Instant::now();
+    while lane.in_pool() > 0 {
+        std::thread::sleep(Duration::from_micros(200));
+    }
+    let busy_after = answered.elapsed();
+    let served = served.lock().expect("no panics here").clone();
+    let mut m = Measurement::new();
+    m.push("served", "count", served.len() as f64)
+        .push("shed", "count", shed_count as f64)
+        .push("served_p99", "ns", served.p99_ns())
+        .push("most_in_pool", "count", lane.most_in_pool() as f64)
+        .push(
+            "wasted_jobs",
+            "count",
+            (lane.finished() as f64 - served.len() as f64).max(0.0),
+        )
+        .push("busy_after_ms", "ms", busy_after.as_secs_f64() * 1e3);
+    Ok(m)
+}
+
+/// Experiment `budgets`: one child process per cell, pinned or limited before its pools start.
+fn budget_cell(p: &Params, s: &Setup, case: &str, variant: &str) -> Result<Measurement, String> {
+    let (kind, cpus) = case
+        .split_once('_')
+        .and_then(|(k, n)| Some((k, n.parse::<usize>().ok()?)))
+        .ok_or_else(|| format!("bad budget case {case}"))?;
+    let quota = (kind == "quota").then(|| CpuQuota::new(cpus)).transpose()?;
+    let procs = quota
+        .as_ref()
+        .map_or("-".to_string(), |q| q.procs().display().to_string());
+    let host = host_cpus().to_string();
+    let (tokio_workers, rayon_threads) = match variant {
+        "defaults" => ("default".to_string(), "default".to_string()),
+        "host_cpus" => (host.clone(), host),
+        "rayon_all_tokio_1" => ("1".into(), cpus.to_string()),
+        _ => ("1".into(), cpus.saturating_sub(1).max(1).to_string()),
+    };
+    let mask = if kind == "mask" { cpus } else { 0 };
+    let (report, _) = in_child::<BudgetReport>(&[
+        "budget".into(),
+        mask.to_string(),
+        procs,
+        tokio_workers,
+        rayon_threads,
+        p.budget_requests.to_string(),
+        p.items.to_string(),
+        p.rounds.to_string(),
+        p.permits.to_string(),
+    ])?;
+    let report = report.ok_or_else(|| format!("{case}/{variant}: the child failed"))?;
+    let want = s.answer.wrapping_mul(p.budget_requests as u64);
+    if report.checksum != want {
+        return Err(format!(
+            "{case}/{variant}: checksum {}, expected {want}",
+            report.checksum
+        ));
+    }
+    let mut m = Measurement::new();
+    m.push("total_ms", "ms", report.seconds * 1e3)
+        .push("tick_p50", "ns", report.tick_p50_ns)
+        .push("tick_max", "ns", report.tick_max_ns)
+        .push(
+            "available_parallelism",
+            "count",
+            report.available_parallelism as f64,
+        )
+        .push("tokio_workers", "count", report.tokio_workers as f64)
+        .push("rayon_threads", "count", report.rayon_threads as f64)
+        .push("threads", "count", report.threads as f64);
+    if let Some(throttled) = quota.as_ref().and_then(CpuQuota::throttled_periods) {
+        m.push("throttled_periods", "count", throttled as f64);
+    }
+    Ok(m)
+}
+
+/// Experiment `panics`: one child process per cell; an abort is a result, not an error.
+fn panic_cell(p: &Params, variant: &str) -> Result<Measurement, String> {
+    let (report, status) = in_child::<PanicReport>(&[
+        "panic".into(),
+        variant.into(),
+        p.panic_requests.to_string(),
+        p.bad_request.to_string(),
+    ])?;
+    let mut m = Measurement::new();
+    m.push("survived", "count", f64::from(u8::from(status.success())));
+    if let Some(r) = report {
+        if r.ok + r.failed.len() != p.panic_requests {
+            return Err(format!(
+                "{variant}: {} answers for {} requests",
+                r.ok + r.failed.len(),
+                p.panic_requests
+            ));
+        }
+        m.push("answered_ok", "count", r.ok as f64)
+            .push("failed", "count", r.failed.len() as f64);
+    }
+    Ok(m)
+}
+
+/// Runs this program as a child (`child ARGS...`); its report if it printed one, and its status.
+fn in_child<R: serde::de::DeserializeOwned>(
+    args: &[String],
+) -> Result<(Option<R>, std::process::ExitStatus), String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
+    let out = std::process::Command::new(exe)
+        .arg("child")
+        .args(args)
+        .output()
+        .map_err(|e| format!("cannot start a child: {e}"))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let report = match text.trim() {
+        "" => None,
+        line => {
+            Some(serde_json::from_str(line).map_err(|e| format!("child printed {line:?}: {e}"))?)
+        }
+    };
+    if report.is_none() && out.status.success() {
+        return Err(format!(
+            "child {} printed nothing: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    if report.is_none() && args[0] != "panic" {
+        return Err(format!(
+            "child {} failed ({}): {}",
+            args.join(" "),
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    Ok((report, out.status))
+}
+
+/// Experiment `split`: one batch of `items`, sequential or `par_iter`, called from a job
+/// already on the pool (as a lane's job would), repeated for at least 5 ms.
+fn split_cell(p: &Params, s: &Setup, items: usize, variant: &str) -> Result<Measurement, String> {
+    let work = batch(items);
+    let want = evaluate_sequential(&work, p.split_rounds);
+    let par = variant == "par_iter";
+    let (ns, got) = s.pool.install(|| time_batch(&work, p.split_rounds, par));
+    if got != want {
+        return Err(format!(
+            "{variant}/{items}: checksum {got}, expected {want}"
+        ));
+    }
+    let mut m = Measurement::new();
+    m.push("ns_per_batch", "ns", ns);
+    Ok(m)
+}
+
+/// Nanoseconds per call of the batch, sequential or parallel, over at least 5 ms; and its sum.
+fn time_batch(work: &[u64], rounds: u64, par: bool) -> (f64, u64) {
+    let start = Instant::now();
+    let (mut calls, mut sum) = (0u32, 0);
+    while calls < 3 || start.elapsed() < Duration::from_millis(5) {
+        sum = if par {
+            evaluate(work, rounds)
+        } else {
+            evaluate_sequential(work, rounds)
+        };
+        calls += 1;
+    }
+    (start.elapsed().as_nanos() as f64 / f64::from(calls), sum)
+}
+
+/// Experiment `split` (case `threshold`): sizes 1, 2, 4, ... 8192, sequential and parallel side
+/// by side; the smallest size from which `par_iter` is faster at every larger size.
+fn threshold_cell(p: &Params, s: &Setup) -> Result<Measurement, String> {
+    let sizes: Vec<usize> = (0..14).map(|i| 1 << i).collect();
+    let faster: Vec<bool> = s
+        .pool
+        .install(|| {
+            sizes
+                .iter()
+                .map(|&n| {
+                    let work = batch(n);
+                    let (seq, a) = time_batch(&work, p.split_rounds, false);
+                    let (par, b) = time_batch(&work, p.split_rounds, true);
+                    (par < seq, a == b)
+                })
+                .map(|(f, same)| if same { Ok(f) } else { Err(()) })
+                .collect::<Result<_, ()>>()
+        })
+        .map_err(|_| "split threshold: par_iter and the loop disagree".to_string())?;
+    let from = (0..sizes.len())
+        .find(|&i| faster[i..].iter().all(|&f| f))
+        .map_or(f64::NAN, |i| sizes[i] as f64);
+    let mut m = Measurement::new();
+    m.push("threshold_items", "count", from);
+    Ok(m)
+}
+
+/// Requests per second the lane serves (a burst of 16, offloaded), measured once before the run.
+fn capacity_per_s(p: &Params, s: &Setup) -> Result<f64, String> {
+    let rt = measure::runtime(p.workers)?;
+    let lane = Lane::new(s.pool.clone(), p.permits, p.rounds);
+    let n = 16;
+    let start = Instant::now();
+    rt.block_on(async {
+        let mut set = tokio::task::JoinSet::new();
+        for _ in 0..n {
+            let lane = lane.clone();
+            let job = lane.job(s.work.clone());
+            set.spawn(async move { offload(&lane, job).await });
+        }
+        while let Some(joined) = set.join_next().await {
+            joined
+                .map_err(|e| e.to_string())?
+                .map_err(|e| format!("{e:?}"))?;
+        }
+        Ok::<_, String>(())
+    })?;
+    Ok(n as f64 / start.elapsed().as_secs_f64())
+}
+
+const CHAPTER: Chapter = Chapter {
+    name: "ch05-rayon-lanes",
+    title: "Rayon lanes",
+    about: "A burst of 64 CPU-heavy requests (each a par_iter over 2,000 numbers) handled three \
+            ways while a ticker wakes every 5 ms: Rayon called inline in the handler, \
+            rayon::spawn behind a semaphore with the answer on a oneshot channel, and \
+            spawn_blocking; total time, the ticker's median and worst lateness, per-request \
+            latency and the process's thread count. Then the two pools sized four ways under \
+            CPU affinity masks and a cgroup CPU quota (each in a child process; the quota where \
+            this process may make a cgroup), the semaphore at 1 to 64 permits, an overload \
+            shed by a timeout with the permit held by the handler or by the job, a panicking \
+            job with no panic handler, with one, and caught in the job (each in a child \
+            process), and the batch size below which par_iter loses to a loop.",
+    full_run: "about two minutes",
+    listing_dir: env!("CARGO_MANIFEST_DIR"),
+    crates: &["tokio", "rayon", "rayon-core"],
+    headline: &[
+        "total_ms",
+        "tick_max",
+        "request_p50",
+        "served",
+        "survived",
+        "ns_per_batch",
+        "threshold_items",
+    ],
+    full_reps: 10,
+};
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("child") {
+        std::process::exit(child::main(&args[2..]));
+    }
+    let mut h = Harness::start(CHAPTER);
+    let p = Params::for_machine(h.cli().quick, h.cli().workers.unwrap_or(h.cores()));
+    h.params(&p);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(p.rayon_threads)
+        .build()
+        .unwrap_or_else(|e| fail(format!("cannot start the Rayon pool: {e}")));
+    let work: Batch = batch(p.items).into();
+    let answer = evaluate_sequential(&work, p.rounds);
+    let s = Setup {
+        pool: Arc::new(pool),
+        work,
+        answer,
+    };
+    let capacity = capacity_per_s(&p, &s).unwrap_or_else(|e| fail(e));
+    h.derived("capacity_per_s", capacity);
+    h.derived("host_cpus", host_cpus());
+    let quota = CpuQuota::new(p.quota_cpus).map(drop);
+    h.derived("cpu_quota", quota.is_ok());
+    if let Err(why) = &quota {
+        eprintln!("note: {why}; the quota cases are skipped");
+    }
+    let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let cells = |cases: &[String], variants: &[String]| -> Vec<Cell> {
+        cases
+            .iter()
+            .flat_map(|c| variants.iter().map(move |v| Cell::new(c, v)))
+            .collect()
+    };
+    let mut budget_cases: Vec<String> = p.mask_cpus.iter().map(|c| format!("mask_{c}")).collect();
+    if quota.is_ok() {
+        budget_cases.push(format!("quota_{}", p.quota_cpus));
+    }
+    let permit_cases: Vec<String> = p.in_flight_permits.iter().map(|k| k.to_string()).collect();
+    let mut split_cells = cells(
+        &p.split_items
+            .iter()
+            .map(|n| n.to_string())
+            .collect::<Vec<_>>(),
+        &names(&["sequential", "par_iter"]),
+    );
+    split_cells.push(Cell::new("threshold", "par_iter"));
+    let (p, s) = (&p, &s);
+    h.run(vec![
+        Experiment::new(
+            "lanes",
+            cells(
+                &[p.requests.to_string()],
+                &names(&["idle", "inline", "rayon_spawn", "spawn_blocking"]),
+            ),
+            |cell, _| burst_cell(p, s, &cell.variant, p.permits),
+        )
+        .shaped_by(&[
+            "workers",
+            "rayon_threads",
+            "requests",
+            "items",
+            "rounds",
+            "permits",
+            "tick_ms",
+            "idle_ms",
+        ]),
+        Experiment::new(
+            "budgets",
+            cells(
+                &budget_cases,
+                &names(&[
+                    "defaults",
+                    "host_cpus",
+                    "rayon_all_tokio_1",
+                    "rayon_less_one_tokio_1",
+                ]),
+            ),
+            |cell, _| budget_cell(p, s, &cell.case, &cell.variant),
+        )
+        .shaped_by(&[
+            "budget_requests",
+            "items",
+            "rounds",
+            "permits",
+            "tick_ms",
+            "mask_cpus",
+            "quota_cpus",
+        ]),
+        Experiment::new(
+            "in_flight",
+            cells(&permit_cases, &names(&["rayon_spawn"])),
+            |cell, _| {
+                let permits = cell
+                    .case
+                    .parse()
+                    .map_err(|_| "a permit count".to_string())?;
+                burst_cell(p, s, &cell.variant, permits)
+            },
+        )
+        .shaped_by(&[
+            "workers",
+            "rayon_threads",
+            "requests",
+            "items",
+            "rounds",
+            "tick_ms",
+            "in_flight_permits",
+        ]),
+        Experiment::new(
+            "shedding",
+            cells(
+                &[format!("{}x", p.overload)],
+                &names(&["permit_in_handler", "permit_in_job", "busy_at_the_door"]),
+            ),
+            |cell, _| shedding_cell(p, s, &cell.variant, capacity),
+        )
+        .shaped_by(&[
+            "workers",
+            "rayon_threads",
+            "items",
+            "rounds",
+            "permits",
+            "overload",
+            "shed_s",
+            "deadline_ms",
+        ]),
+        Experiment::new(
+            "panics",
+            cells(
+                &[p.panic_requests.to_string()],
+                &names(&["no_handler", "handler", "catch_unwind"]),
+            ),
+            |cell, _| panic_cell(p, &cell.variant),
+        )
+        .shaped_by(&["panic_requests", "bad_request"]),
+        Experiment::new("split", split_cells, |cell, _| match cell.case.as_str() {
+            "threshold" => threshold_cell(p, s),
+            n => split_cell(
+                p,
+                s,
+                n.parse().map_err(|_| "a size".to_string())?,
+                &cell.variant,
+            ),
+        })
+        .shaped_by(&["rayon_threads", "split_items", "split_rounds"]),
+    ]);
+}
+
+fn fail(why: String) -> ! {
+    eprintln!("error: {why}");
+    std::process::exit(1)
+}
