@@ -138,7 +138,7 @@ fn panic(args: &[String]) -> Result<PanicReport, String> {
     let requests: usize = arg(args, 1, "requests")?;
     let bad: usize = arg(args, 2, "bad request")?;
     let rt = measure::runtime(2)?;
-    let answers = rt.block_on(burst_with_one_bad(policy, requests, bad));
+    let answers = rt.block_on(burst_with_one_bad(policy, requests, bad, |_| {}));
     Ok(PanicReport {
         ok: answers.ok,
         failed: answers.failed,

@@ -147,8 +147,10 @@ fn burst_cell(p: &Params, s: &Setup, variant: &str, permits: usize) -> Result<Me
         .push("threads", "count", threads_now as f64);
     if !latency.is_empty() {
         m.push("request_p50", "ns", latency.p50_ns())
-            .push("request_p99", "ns", latency.p99_ns())
-            .push("most_in_pool", "count", lane.most_in_pool() as f64);
+            .push("request_p99", "ns", latency.p99_ns());
+    }
+    if variant == "rayon_spawn" {
+        m.push("most_in_pool", "count", lane.most_in_pool() as f64);
     }
     Ok(m)
 }

@@ -62,15 +62,22 @@ pub struct Answers {
     pub failed: Vec<String>,
 }
 
-/// Sends `requests` batches through a lane, request `bad` with an empty batch, on a pool set
-/// up by `policy`. With no handler the process aborts when the bad job panics.
-pub async fn burst_with_one_bad(policy: PanicPolicy, requests: usize, bad: usize) -> Answers {
+/// Sends `requests` batches one after another through a lane of one Rayon thread (so that what
+/// the caller sees does not race with what the pool does), request `bad` with an empty batch,
+/// on a pool set up by `policy`, telling `seen` each answer as it comes. With no handler the process aborts
+/// when the bad job panics.
+pub async fn burst_with_one_bad(
+    policy: PanicPolicy,
+    requests: usize,
+    bad: usize,
+    mut seen: impl FnMut(&Result<u64, String>),
+) -> Answers {
     let pool = match policy {
         PanicPolicy::NoHandler => rayon::ThreadPoolBuilder::new()
-            .num_threads(2)
+            .num_threads(1)
             .build()
-            .expect("a pool of two threads can start"),
-        _ => pool_with_panic_handler(2),
+            .expect("a pool of one thread can start"),
+        _ => pool_with_panic_handler(1),
     };
     let lane = Lane::new(pool.into(), 2, 10);
     let mut answers = Answers::default();
@@ -84,8 +91,9 @@ pub async fn burst_with_one_bad(policy: PanicPolicy, requests: usize, bad: usize
             PanicPolicy::CatchUnwind => handle_caught(&lane, id, batch).await,
             _ => offload(&lane, move || first_plus_sum(&batch))
                 .await
-                .map_err(|e| format!("request {id}: {e:?}")),
+                .map_err(|e| format!("request {id} failed: {e:?}")),
         };
+        seen(&answer);
         match answer {
             Ok(_) => answers.ok += 1,
             Err(e) => answers.failed.push(e),
@@ -100,14 +108,17 @@ mod tests {
 
     #[tokio::test]
     async fn a_handler_turns_the_panic_into_one_failed_request() {
-        let answers = burst_with_one_bad(PanicPolicy::Handler, 5, 2).await;
+        let answers = burst_with_one_bad(PanicPolicy::Handler, 5, 2, |_| {}).await;
         assert_eq!(answers.ok, 4);
-        assert_eq!(answers.failed, vec!["request 2: JobFailed".to_string()]);
+        assert_eq!(
+            answers.failed,
+            vec!["request 2 failed: JobFailed".to_string()]
+        );
     }
 
     #[tokio::test]
     async fn catch_unwind_names_the_request_and_the_panic() {
-        let answers = burst_with_one_bad(PanicPolicy::CatchUnwind, 5, 3).await;
+        let answers = burst_with_one_bad(PanicPolicy::CatchUnwind, 5, 3, |_| {}).await;
         assert_eq!(answers.ok, 4);
         assert_eq!(answers.failed.len(), 1);
         assert!(answers.failed[0].starts_with("request 3 failed: index out of bounds"));
