@@ -1,7 +1,7 @@
 //! Three ways to handle a CPU-heavy request on a Tokio runtime: Rayon called inline, Rayon in a
 //! lane of its own behind a semaphore, and `spawn_blocking`; and a timeout that sheds load.
 
-use crate::evaluate;
+use ch05_rayon_lanes::evaluate;
 use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

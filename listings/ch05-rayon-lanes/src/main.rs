@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 /// The setup, chosen for this machine (see `Params::for_machine`).
 #[derive(Serialize)]
 struct Params {
-    /// Tokio workers and Rayon threads: every core, both pools' default.
+    /// Tokio workers (`--workers`) and Rayon threads: every core, both pools' default.
     workers: u32,
     rayon_threads: usize,
     /// A burst of this many requests, each a batch of `items` numbers mixed `rounds` times.
@@ -57,11 +57,11 @@ struct Params {
 }
 
 impl Params {
-    fn for_machine(quick: bool, workers: u32) -> Params {
+    fn for_machine(quick: bool, workers: u32, cores: u32) -> Params {
         let cpus = host_cpus();
         Params {
             workers,
-            rayon_threads: workers as usize,
+            rayon_threads: cores as usize,
             requests: if quick { 16 } else { 64 },
             items: 2_000,
             rounds: 24_000,
@@ -466,7 +466,11 @@ fn main() {
         std::process::exit(child::main(&args[2..]));
     }
     let mut h = Harness::start(CHAPTER);
-    let p = Params::for_machine(h.cli().quick, h.cli().workers.unwrap_or(h.cores()));
+    let p = Params::for_machine(
+        h.cli().quick,
+        h.cli().workers.unwrap_or(h.cores()),
+        h.cores(),
+    );
     h.params(&p);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(p.rayon_threads)

@@ -1,7 +1,7 @@
 //! A panic inside a Rayon job: what the process and the caller see with no panic handler, with
 //! one, and with the panic caught inside the job.
 
-use crate::{Batch, Lane, evaluate_sequential, offload};
+use ch05_rayon_lanes::{Batch, Lane, evaluate_sequential, offload};
 use std::any::Any;
 use tokio::sync::oneshot;
 
@@ -85,7 +85,7 @@ pub async fn burst_with_one_bad(
         let batch: Batch = if id == bad {
             Vec::new().into()
         } else {
-            crate::batch(100).into()
+            ch05_rayon_lanes::batch(100).into()
         };
         let answer = match policy {
             PanicPolicy::CatchUnwind => handle_caught(&lane, id, batch).await,

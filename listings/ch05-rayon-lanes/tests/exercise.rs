@@ -28,6 +28,7 @@ impl Gate {
     }
 }
 
+// ANCHOR: exercise_test
 #[tokio::test(start_paused = true)]
 async fn shed_requests_leave_no_more_jobs_than_permits() {
     let permits = 2;
@@ -70,3 +71,4 @@ async fn shed_requests_leave_no_more_jobs_than_permits() {
         lane.most_in_pool()
     );
 }
+// ANCHOR_END: exercise_test
