@@ -7,7 +7,7 @@
 use ch05_rayon_lanes::budget::{available_parallelism, host_cpus, threads};
 
 // ANCHOR: budget
-/// Rayon gets the whole budget; Tokio one worker, enough for a lane whose workers mostly wait.
+/// Rayon gets the whole budget; Tokio one worker, enough for a service whose tasks mostly wait.
 fn build_lanes(cpus: usize) -> (rayon::ThreadPool, tokio::runtime::Runtime) {
     let rayon = rayon::ThreadPoolBuilder::new()
         .num_threads(cpus)

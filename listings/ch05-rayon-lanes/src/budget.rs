@@ -62,16 +62,17 @@ pub fn pin_to_cpus(_: usize) -> Result<(), String> {
     Err("CPU affinity masks are set here on Linux only".into())
 }
 
-/// A cgroup with a CPU quota, made for one child process and removed when dropped. cgroup v1
-/// (`cpu.cfs_quota_us` under the `cpu` controller) or v2 (`cpu.max`), wherever this process
-/// may make one (usually as root, or in a delegated subtree).
+/// A cgroup with a CPU quota, made for one child process and removed when dropped: cgroup v1
+/// (`cpu.cfs_quota_us` under the `cpu` controller), or v2 (`cpu.max`) where the cpu controller
+/// is already enabled for this process's children (rarely: a cgroup that holds processes may not
+/// enable it). Making one usually needs root.
 pub struct CpuQuota {
     dir: PathBuf,
     v2: bool,
 }
 
 impl CpuQuota {
-    /// A new cgroup beside this process's own, limited to `cpus` CPUs' worth of time per
+    /// A new cgroup inside this process's own, limited to `cpus` CPUs' worth of time per
     /// 100 ms period.
     pub fn new(cpus: usize) -> Result<CpuQuota, String> {
         let cgroups = std::fs::read_to_string("/proc/self/cgroup")
@@ -86,12 +87,14 @@ impl CpuQuota {
         });
         let (dir, v2) = match v1 {
             Some(path) => {
-                let mount = ["/sys/fs/cgroup/cpu", "/sys/fs/cgroup/cpu,cpuacct"]
-                    .into_iter()
-                    .map(Path::new)
-                    .find(|m| m.join("cpu.cfs_quota_us").exists())
-                    .ok_or("no cgroup v1 cpu controller mounted where expected")?;
-                (mount.join(path.trim_start_matches('/')).join(&name), false)
+                let (root, mount) = cpu_controller_mount()
+                    .ok_or("no cgroup v1 cpu controller in /proc/self/mountinfo")?;
+                // The mount shows the hierarchy from `root` down (a container sees its own).
+                let inside = path.strip_prefix(root.as_str()).unwrap_or(path);
+                (
+                    mount.join(inside.trim_start_matches('/')).join(&name),
+                    false,
+                )
             }
             None => {
                 let path = cgroups
@@ -102,6 +105,9 @@ impl CpuQuota {
                 (parent.join(&name), true)
             }
         };
+        if let Some(parent) = dir.parent() {
+            sweep(parent);
+        }
         std::fs::create_dir(&dir)
             .map_err(|e| format!("cannot make the cgroup {}: {e}", dir.display()))?;
         let quota = CpuQuota { dir, v2 };
@@ -141,6 +147,39 @@ impl Drop for CpuQuota {
     // The child has exited by now; an empty cgroup is removed with rmdir.
     fn drop(&mut self) {
         let _ = std::fs::remove_dir(&self.dir);
+    }
+}
+
+/// (the root of the hierarchy it shows, where it is mounted) for the cgroup v1 `cpu` controller,
+/// from `/proc/self/mountinfo`.
+fn cpu_controller_mount() -> Option<(String, PathBuf)> {
+    let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
+    mountinfo.lines().find_map(|line| {
+        let (mount, fs) = line.split_once(" - ")?;
+        let mut fs = fs.split_whitespace();
+        let (kind, _, options) = (fs.next()?, fs.next()?, fs.next()?);
+        if kind != "cgroup" || !options.split(',').any(|o| o == "cpu") {
+            return None;
+        }
+        let fields: Vec<&str> = mount.split_whitespace().collect();
+        Some((fields.get(3)?.to_string(), PathBuf::from(fields.get(4)?)))
+    })
+}
+
+/// Removes the cgroups a killed run of this listing left behind (empty once their processes
+/// have exited), named after a process that no longer exists.
+fn sweep(parent: &Path) {
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(pid) = name.strip_prefix("ch05-rayon-lanes-") else {
+            continue;
+        };
+        if !Path::new("/proc").join(pid).exists() {
+            let _ = std::fs::remove_dir(entry.path());
+        }
     }
 }
 

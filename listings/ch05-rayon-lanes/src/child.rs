@@ -2,7 +2,7 @@
 //! (which must be set before any thread starts), and a panic that may abort the process. The
 //! listing runs itself as `ch05-rayon-lanes child ...` and reads the one JSON line it prints.
 //!
-//! - `child budget CPUS CGROUP_PROCS|- TOKIO|default RAYON|default REQUESTS ITEMS ROUNDS PERMITS`
+//! - `child budget CPUS CGROUP_PROCS|- TOKIO|default RAYON|default REQUESTS ITEMS ROUNDS PERMITS TICK_MS`
 //! - `child panic no_handler|handler|catch_unwind REQUESTS BAD`
 
 use ch05_rayon_lanes::budget::{available_parallelism, join_cgroup, pin_to_cpus, threads};
@@ -84,6 +84,7 @@ fn budget(args: &[String]) -> Result<BudgetReport, String> {
     let items: usize = arg(args, 5, "items")?;
     let rounds: u64 = arg(args, 6, "rounds")?;
     let permits: usize = arg(args, 7, "permits")?;
+    let tick = Duration::from_millis(arg(args, 8, "tick ms")?);
 
     let mut rt = tokio::runtime::Builder::new_multi_thread();
     if let Some(n) = tokio_workers {
@@ -99,7 +100,7 @@ fn budget(args: &[String]) -> Result<BudgetReport, String> {
     let lane = Lane::new(Arc::new(pool), permits, rounds);
     let work: Arc<Vec<u64>> = Arc::new(batch(items));
     let (seconds, ticks, sum, threads) = rt.block_on(async {
-        let ticking = Ticking::start(Duration::from_millis(5));
+        let ticking = Ticking::start(tick);
         let start = Instant::now();
         let mut set = tokio::task::JoinSet::new();
         for _ in 0..requests {

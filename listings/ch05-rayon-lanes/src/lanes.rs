@@ -6,7 +6,7 @@ use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
-use tokio::sync::{Semaphore, oneshot};
+use tokio::sync::{Semaphore, SemaphorePermit, oneshot};
 
 /// A request's batch, shared with the thread that computes it.
 pub type Batch = Arc<Vec<u64>>;
@@ -37,6 +37,16 @@ struct JobCounts {
     finished: AtomicUsize,
 }
 
+/// Marks a job finished when dropped: after it returns, or while its panic unwinds.
+struct JobDone(Arc<JobCounts>);
+
+impl Drop for JobDone {
+    fn drop(&mut self) {
+        self.0.finished.fetch_add(1, Ordering::AcqRel);
+        self.0.in_pool.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
 impl Lane {
     pub fn new(pool: Arc<rayon::ThreadPool>, permits: usize, rounds: u64) -> Lane {
         Lane {
@@ -45,6 +55,12 @@ impl Lane {
             rounds,
             jobs: Arc::default(),
         }
+    }
+
+    /// A permit of the lane's semaphore, borrowed until dropped.
+    pub async fn permit(&self) -> SemaphorePermit<'_> {
+        let permit = self.permits.acquire().await;
+        permit.expect("the semaphore is never closed")
     }
 
     /// The job of one request: its batch, evaluated on this lane's pool.
@@ -56,28 +72,28 @@ impl Lane {
     /// `rayon::spawn` on this lane's pool, counting the jobs queued or running in it.
     pub fn spawn(&self, job: impl FnOnce() + Send + 'static) {
         let jobs = self.jobs.clone();
-        let now = jobs.in_pool.fetch_add(1, Ordering::Relaxed) + 1;
-        jobs.most_in_pool.fetch_max(now, Ordering::Relaxed);
+        let now = jobs.in_pool.fetch_add(1, Ordering::AcqRel) + 1;
+        jobs.most_in_pool.fetch_max(now, Ordering::AcqRel);
         self.pool.spawn(move || {
+            // Counted as done when the job returns or unwinds.
+            let _done = JobDone(jobs);
             job();
-            jobs.in_pool.fetch_sub(1, Ordering::Relaxed);
-            jobs.finished.fetch_add(1, Ordering::Relaxed);
         });
     }
 
     /// The most jobs queued or running in the pool at once so far.
     pub fn most_in_pool(&self) -> usize {
-        self.jobs.most_in_pool.load(Ordering::Relaxed)
+        self.jobs.most_in_pool.load(Ordering::Acquire)
     }
 
     /// Jobs the pool has finished so far.
     pub fn finished(&self) -> usize {
-        self.jobs.finished.load(Ordering::Relaxed)
+        self.jobs.finished.load(Ordering::Acquire)
     }
 
     /// Jobs queued or running now.
     pub fn in_pool(&self) -> usize {
-        self.jobs.in_pool.load(Ordering::Relaxed)
+        self.jobs.in_pool.load(Ordering::Acquire)
     }
 }
 
@@ -91,17 +107,14 @@ pub async fn handle_inline(lane: &Lane, batch: Batch) -> u64 {
 
 // ANCHOR: offloaded
 /// The fix: wait for a permit, hand the job to Rayon, and await its answer on a oneshot
-/// channel: the worker is free for other tasks meanwhile. A job that panics drops its sender,
-/// and the caller gets an error, not a panic.
+/// channel: the worker is free for other tasks meanwhile. If the job panics in a pool with a
+/// panic handler, its sender is dropped and the caller gets an error, not a panic (without a
+/// handler, Rayon aborts the process).
 pub async fn offload<T: Send + 'static>(
     lane: &Lane,
     job: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, LaneError> {
-    let _permit = lane
-        .permits
-        .acquire()
-        .await
-        .expect("the semaphore is never closed");
+    let _permit = lane.permit().await;
     let (tx, rx) = oneshot::channel();
     lane.spawn(move || {
         let _ = tx.send(job());
@@ -116,11 +129,7 @@ pub async fn offload_spawn_blocking<T: Send + 'static>(
     lane: &Lane,
     job: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, LaneError> {
-    let _permit = lane
-        .permits
-        .acquire()
-        .await
-        .expect("the semaphore is never closed");
+    let _permit = lane.permit().await;
     tokio::task::spawn_blocking(job)
         .await
         .map_err(|_| LaneError::JobFailed)

@@ -24,7 +24,8 @@ use std::time::{Duration, Instant};
 /// The setup, chosen for this machine (see `Params::for_machine`).
 #[derive(Serialize)]
 struct Params {
-    /// Tokio workers (`--workers`) and Rayon threads: every core, both pools' default.
+    /// Tokio workers (`--workers`) and Rayon threads: `available_parallelism()`, both pools'
+    /// default.
     workers: u32,
     rayon_threads: usize,
     /// A burst of this many requests, each a batch of `items` numbers mixed `rounds` times.
@@ -144,6 +145,7 @@ fn burst_cell(p: &Params, s: &Setup, variant: &str, permits: usize) -> Result<Me
     m.push("total_ms", "ms", total.as_secs_f64() * 1e3)
         .push("tick_p50", "ns", ticks.p50_ns())
         .push("tick_max", "ns", ticks.max_ns())
+        .push("ticks", "count", ticks.len() as f64)
         .push("threads", "count", threads_now as f64);
     if !latency.is_empty() {
         m.push("request_p50", "ns", latency.p50_ns())
@@ -183,14 +185,16 @@ fn shedding_cell(
     let served = Arc::new(Mutex::new(LatencyHistogram::new()));
     let mut answers = Vec::with_capacity(arrivals.len());
     let start = Instant::now() + Duration::from_millis(5);
-    OpenLoop::default().run(start, &arrivals, |_, scheduled| {
+    let generator = OpenLoop::default().run(start, &arrivals, |_, scheduled| {
         let (lane, job, served) = (lane.clone(), lane.job(s.work.clone()), served.clone());
         let how = variant.to_string();
         answers.push(rt.spawn(async move {
+            // The deadline counts from the request's scheduled arrival, as its latency does.
+            let left = deadline.saturating_sub(scheduled.elapsed());
             let answer = match how.as_str() {
-                "permit_in_handler" => shed(deadline, offload(&lane, job)).await,
-                "permit_in_job" => shed(deadline, offload_permit_in_job(&lane, job)).await,
-                _ => offload_or_busy(&lane, deadline, job).await,
+                "permit_in_handler" => shed(left, offload(&lane, job)).await,
+                "permit_in_job" => shed(left, offload_permit_in_job(&lane, job)).await,
+                _ => offload_or_busy(&lane, left, job).await,
             };
             if answer.is_ok() {
                 served
@@ -232,7 +236,8 @@ fn shedding_cell(
             "count",
             (lane.finished() as f64 - served.len() as f64).max(0.0),
         )
-        .push("busy_after_ms", "ms", busy_after.as_secs_f64() * 1e3);
+        .push("busy_after_ms", "ms", busy_after.as_secs_f64() * 1e3)
+        .push("gen_error_p99", "ns", generator.timing_error.p99_ns());
     Ok(m)
 }
 
@@ -254,7 +259,7 @@ fn budget_cell(p: &Params, s: &Setup, case: &str, variant: &str) -> Result<Measu
         _ => ("1".into(), cpus.saturating_sub(1).max(1).to_string()),
     };
     let mask = if kind == "mask" { cpus } else { 0 };
-    let (report, _) = in_child::<BudgetReport>(&[
+    let (report, _, _) = in_child::<BudgetReport>(&[
         "budget".into(),
         mask.to_string(),
         procs,
@@ -264,6 +269,7 @@ fn budget_cell(p: &Params, s: &Setup, case: &str, variant: &str) -> Result<Measu
         p.items.to_string(),
         p.rounds.to_string(),
         p.permits.to_string(),
+        p.tick_ms.to_string(),
     ])?;
     let report = report.ok_or_else(|| format!("{case}/{variant}: the child failed"))?;
     let want = s.answer.wrapping_mul(p.budget_requests as u64);
@@ -293,14 +299,19 @@ fn budget_cell(p: &Params, s: &Setup, case: &str, variant: &str) -> Result<Measu
 
 /// Experiment `panics`: one child process per cell; an abort is a result, not an error.
 fn panic_cell(p: &Params, variant: &str) -> Result<Measurement, String> {
-    let (report, status) = in_child::<PanicReport>(&[
+    let (report, status, stderr) = in_child::<PanicReport>(&[
         "panic".into(),
         variant.into(),
         p.panic_requests.to_string(),
         p.bad_request.to_string(),
     ])?;
     let mut m = Measurement::new();
-    m.push("survived", "count", f64::from(u8::from(status.success())));
+    m.push("survived", "count", f64::from(u8::from(status.success())))
+        .push(
+            "aborted",
+            "count",
+            f64::from(u8::from(rayon_aborted(&status, &stderr))),
+        );
     if let Some(r) = report {
         if r.ok + r.failed.len() != p.panic_requests {
             return Err(format!(
@@ -315,14 +326,26 @@ fn panic_cell(p: &Params, variant: &str) -> Result<Measurement, String> {
     Ok(m)
 }
 
-/// Runs this program as a child (`child ARGS...`); its report if it printed one, and its status.
+/// Whether a child ended the way Rayon ends a process: SIGABRT after its message.
+fn rayon_aborted(status: &std::process::ExitStatus, stderr: &str) -> bool {
+    use std::os::unix::process::ExitStatusExt;
+    status.signal() == Some(libc::SIGABRT)
+        && stderr.contains("Rayon: detected unexpected panic; aborting")
+}
+
+/// Runs this program as a child (`child ARGS...`), with the pools' environment variables
+/// removed so that `default` means `available_parallelism()`: its report if it printed one,
+/// its status and its standard error.
 fn in_child<R: serde::de::DeserializeOwned>(
     args: &[String],
-) -> Result<(Option<R>, std::process::ExitStatus), String> {
+) -> Result<(Option<R>, std::process::ExitStatus, String), String> {
     let exe = std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
     let out = std::process::Command::new(exe)
         .arg("child")
         .args(args)
+        .env_remove("RAYON_NUM_THREADS")
+        .env_remove("RAYON_RS_NUM_CPUS")
+        .env_remove("TOKIO_WORKER_THREADS")
         .output()
         .map_err(|e| format!("cannot start a child: {e}"))?;
     let text = String::from_utf8_lossy(&out.stdout);
@@ -347,7 +370,11 @@ fn in_child<R: serde::de::DeserializeOwned>(
             String::from_utf8_lossy(&out.stderr).trim()
         ));
     }
-    Ok((report, out.status))
+    Ok((
+        report,
+        out.status,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    ))
 }
 
 /// Experiment `split`: one batch of `items`, sequential or `par_iter`, called from a job
@@ -382,54 +409,69 @@ fn time_batch(work: &[u64], rounds: u64, par: bool) -> (f64, u64) {
     (start.elapsed().as_nanos() as f64 / f64::from(calls), sum)
 }
 
-/// Experiment `split` (case `threshold`): sizes 1, 2, 4, ... 8192, sequential and parallel side
-/// by side; the smallest size from which `par_iter` is faster at every larger size.
+/// Experiment `split` (case `threshold`): sizes 1, 2, 4, ... 8192; at each, three pairs of
+/// timings, sequential and parallel in alternating order. `par_iter` wins at a size when its
+/// best time is under 0.9× the loop's; the threshold is the smallest size from which it wins at
+/// every larger size.
 fn threshold_cell(p: &Params, s: &Setup) -> Result<Measurement, String> {
     let sizes: Vec<usize> = (0..14).map(|i| 1 << i).collect();
-    let faster: Vec<bool> = s
-        .pool
-        .install(|| {
-            sizes
-                .iter()
-                .map(|&n| {
-                    let work = batch(n);
-                    let (seq, a) = time_batch(&work, p.split_rounds, false);
-                    let (par, b) = time_batch(&work, p.split_rounds, true);
-                    (par < seq, a == b)
-                })
-                .map(|(f, same)| if same { Ok(f) } else { Err(()) })
-                .collect::<Result<_, ()>>()
-        })
-        .map_err(|_| "split threshold: par_iter and the loop disagree".to_string())?;
+    let wins = s.pool.install(|| -> Result<Vec<bool>, String> {
+        let mut wins = Vec::new();
+        for &n in &sizes {
+            let work = batch(n);
+            let want = evaluate_sequential(&work, p.split_rounds);
+            let (mut seq, mut par) = (f64::INFINITY, f64::INFINITY);
+            for pair in 0..3 {
+                for par_first in [pair % 2 == 0, pair % 2 == 1] {
+                    let (ns, sum) = time_batch(&work, p.split_rounds, par_first);
+                    if sum != want {
+                        return Err(format!(
+                            "split threshold: {n} items summed {sum}, not {want}"
+                        ));
+                    }
+                    let best = if par_first { &mut par } else { &mut seq };
+                    *best = best.min(ns);
+                }
+            }
+            wins.push(par < 0.9 * seq);
+        }
+        Ok(wins)
+    })?;
     let from = (0..sizes.len())
-        .find(|&i| faster[i..].iter().all(|&f| f))
+        .find(|&i| wins[i..].iter().all(|&w| w))
         .map_or(f64::NAN, |i| sizes[i] as f64);
     let mut m = Measurement::new();
     m.push("threshold_items", "count", from);
     Ok(m)
 }
 
-/// Requests per second the lane serves (a burst of 16, offloaded), measured once before the run.
+/// Requests per second the lane serves: the median of three offloaded bursts of `requests`,
+/// measured before the run.
 fn capacity_per_s(p: &Params, s: &Setup) -> Result<f64, String> {
     let rt = measure::runtime(p.workers)?;
-    let lane = Lane::new(s.pool.clone(), p.permits, p.rounds);
-    let n = 16;
-    let start = Instant::now();
-    rt.block_on(async {
-        let mut set = tokio::task::JoinSet::new();
-        for _ in 0..n {
-            let lane = lane.clone();
-            let job = lane.job(s.work.clone());
-            set.spawn(async move { offload(&lane, job).await });
-        }
-        while let Some(joined) = set.join_next().await {
-            joined
-                .map_err(|e| e.to_string())?
-                .map_err(|e| format!("{e:?}"))?;
-        }
-        Ok::<_, String>(())
-    })?;
-    Ok(n as f64 / start.elapsed().as_secs_f64())
+    let mut rates = Vec::new();
+    for _ in 0..3 {
+        let lane = Lane::new(s.pool.clone(), p.permits, p.rounds);
+        let start = Instant::now();
+        rt.block_on(async {
+            let mut set = tokio::task::JoinSet::new();
+            for _ in 0..p.requests {
+                let lane = lane.clone();
+                let job = lane.job(s.work.clone());
+                set.spawn(async move { offload(&lane, job).await });
+            }
+            while let Some(joined) = set.join_next().await {
+                let answer = joined.map_err(|e| e.to_string())?;
+                if answer.map_err(|e| format!("{e:?}"))? != s.answer {
+                    return Err("capacity: a request answered wrongly".to_string());
+                }
+            }
+            Ok(())
+        })?;
+        rates.push(p.requests as f64 / start.elapsed().as_secs_f64());
+    }
+    rates.sort_by(f64::total_cmp);
+    Ok(rates[1])
 }
 
 const CHAPTER: Chapter = Chapter {

@@ -35,7 +35,9 @@ pub fn panic_message(panic: &(dyn Any + Send)) -> &str {
 pub fn pool_with_panic_handler(threads: usize) -> rayon::ThreadPool {
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
-        .panic_handler(|panic| eprintln!("rayon job panicked: {}", panic_message(&*panic)))
+        .panic_handler(|panic| {
+            eprintln!("rayon job panicked: {}", panic_message(&*panic));
+        })
         .build()
         .expect("a pool of this size can start")
 }
@@ -46,8 +48,9 @@ pub fn pool_with_panic_handler(threads: usize) -> rayon::ThreadPool {
 pub async fn handle_caught(lane: &Lane, id: usize, batch: Batch) -> Result<u64, String> {
     let (tx, rx) = oneshot::channel();
     lane.spawn(move || {
-        let result = std::panic::catch_unwind(|| first_plus_sum(&batch))
-            .map_err(|panic| format!("request {id} failed: {}", panic_message(&*panic)));
+        let result = std::panic::catch_unwind(|| first_plus_sum(&batch));
+        let result =
+            result.map_err(|panic| format!("request {id} failed: {}", panic_message(&*panic)));
         let _ = tx.send(result);
     });
     rx.await

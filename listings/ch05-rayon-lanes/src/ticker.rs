@@ -8,15 +8,20 @@ use std::time::Duration;
 
 // ANCHOR: ticker
 /// Wakes every `period` until `stop` is set and records how late each wake-up was, from the
-/// time it was due. Tokio's timer rounds a deadline up to the next millisecond, so lateness
-/// under a millisecond is the timer, not the load.
+/// time it was due. Ticks missed while the ticker could not run are skipped, not made up: after
+/// a wake-up more than a period late, the next is due a period after it. Tokio's timer rounds a deadline up to the next
+/// millisecond, so lateness under a millisecond is the timer, not the load.
 pub async fn ticker(period: Duration, stop: Arc<AtomicBool>) -> LatencyHistogram {
     let mut lateness = LatencyHistogram::new();
-    let mut due = tokio::time::Instant::now();
+    let mut due = tokio::time::Instant::now() + period;
     while !stop.load(Ordering::Relaxed) {
-        due += period;
         tokio::time::sleep_until(due).await;
-        lateness.record(due.elapsed());
+        let now = tokio::time::Instant::now();
+        lateness.record(now - due);
+        due += period;
+        if due < now {
+            due = now + period;
+        }
     }
     lateness
 }

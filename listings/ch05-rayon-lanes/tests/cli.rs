@@ -29,7 +29,7 @@ fn a_malformed_child_command_says_which_argument() {
 fn more_cpus_than_the_process_may_use_is_an_error() {
     let out = listing()
         .args([
-            "child", "budget", "100000", "-", "default", "default", "1", "10", "1", "1",
+            "child", "budget", "100000", "-", "default", "default", "1", "10", "1", "1", "5",
         ])
         .output()
         .unwrap();
@@ -40,7 +40,9 @@ fn more_cpus_than_the_process_may_use_is_an_error() {
 #[test]
 fn a_budget_child_reports_its_pools() {
     let out = listing()
-        .args(["child", "budget", "1", "-", "1", "3", "4", "50", "10", "2"])
+        .args([
+            "child", "budget", "1", "-", "1", "3", "4", "50", "10", "2", "5",
+        ])
         .output()
         .unwrap();
     assert!(
