@@ -1,13 +1,14 @@
-//! An explicit thread budget for both lanes, from `CPU_BUDGET` (the CPUs a deployment asked
-//! for) or else from what `available_parallelism()` reports, which follows the affinity mask
-//! and the cgroup CPU quota.
+//! An explicit thread budget for both lanes, from `CPU_BUDGET` (the CPUs a
+//! deployment asked for) or else from what `available_parallelism()` reports, which
+//! follows the affinity mask and the cgroup CPU quota.
 //!
 //! `taskset -c 0 cargo run -p ch05-rayon-lanes --example budget`
 
 use ch05_rayon_lanes::budget::{available_parallelism, host_cpus, threads};
 
 // ANCHOR: budget
-/// Rayon gets the whole budget; Tokio one worker, enough for a service whose tasks mostly wait.
+/// Rayon gets the whole budget; Tokio one worker, enough for a service whose
+/// tasks mostly wait.
 fn build_lanes(cpus: usize) -> (rayon::ThreadPool, tokio::runtime::Runtime) {
     let rayon = rayon::ThreadPoolBuilder::new()
         .num_threads(cpus)

@@ -1,6 +1,7 @@
-//! A panic inside a Rayon job, three ways: `no-handler` (Rayon's default: the process aborts),
-//! `handler` (`ThreadPoolBuilder::panic_handler`: the request fails, the process lives) and
-//! `catch-unwind` (the job catches it and the caller gets an error naming the request).
+//! A panic inside a Rayon job, three ways: `no-handler` (Rayon's default: the
+//! process aborts), `handler` (`ThreadPoolBuilder::panic_handler`: the request
+//! fails, the process lives) and `catch-unwind` (the job catches it and the caller
+//! gets an error naming the request).
 //!
 //! `cargo run -p ch05-rayon-lanes --example panic -- no-handler`
 

@@ -1,6 +1,6 @@
-//! Spot it: a probe task that wakes every 5 ms and exports its worst lateness every 100 ms, as a
-//! service would export a metric, while CPU-heavy requests are handled inline and then through
-//! a Rayon lane.
+//! Spot it: a probe task that wakes every 5 ms and exports its worst lateness every
+//! 100 ms, as a service would export a metric, while CPU-heavy requests are handled
+//! inline and then through a Rayon lane.
 //!
 //! `cargo run -p ch05-rayon-lanes --example tick_probe`
 
@@ -9,8 +9,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 // ANCHOR: probe
-/// Wakes every 5 ms and, every `window` wake-ups, exports the latest it woke in that window
-/// as a metric line (here, printed).
+/// Wakes every 5 ms and, every `window` wake-ups, exports the latest it woke in
+/// that window as a metric line (here, printed).
 async fn export_tick_lag(lane_name: &str, windows: u32, window: u32) {
     let period = Duration::from_millis(5);
     let mut due = tokio::time::Instant::now();

@@ -1,6 +1,6 @@
-//! Thread budgets: the CPUs a process may use (an affinity mask, a cgroup CPU quota), what
-//! `available_parallelism()` reports under each, and the process's thread count. Linux only;
-//! elsewhere these report that they cannot.
+//! Thread budgets: the CPUs a process may use (an affinity mask, a cgroup CPU
+//! quota), what `available_parallelism()` reports under each, and the process's
+//! thread count. Linux only; elsewhere these report that they cannot.
 
 use std::path::{Path, PathBuf};
 
@@ -21,14 +21,16 @@ pub fn available_parallelism() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
-/// Restricts this thread, and the threads it starts afterwards, to the first `cpus` CPUs it
-/// may use now (what `taskset -c 0-1` does for a whole process).
+/// Restricts this thread, and the threads it starts afterwards, to the first `cpus`
+/// CPUs it may use now (what `taskset -c 0-1` does for a whole process).
 #[cfg(target_os = "linux")]
 pub fn pin_to_cpus(cpus: usize) -> Result<(), String> {
     // SAFETY: cpu_set_t is plain data; the calls get its size and a valid pointer.
     unsafe {
         let mut allowed: libc::cpu_set_t = std::mem::zeroed();
-        if libc::sched_getaffinity(0, size_of::<libc::cpu_set_t>(), &mut allowed) != 0 {
+        if libc::sched_getaffinity(0, size_of::<libc::cpu_set_t>(), &mut allowed)
+            != 0
+        {
             return Err(format!(
                 "sched_getaffinity: {}",
                 std::io::Error::last_os_error()
@@ -62,18 +64,18 @@ pub fn pin_to_cpus(_: usize) -> Result<(), String> {
     Err("CPU affinity masks are set here on Linux only".into())
 }
 
-/// A cgroup with a CPU quota, made for one child process and removed when dropped: cgroup v1
-/// (`cpu.cfs_quota_us` under the `cpu` controller), or v2 (`cpu.max`) where the cpu controller
-/// is already enabled for this process's children (rarely: a cgroup that holds processes may not
-/// enable it). Making one usually needs root.
+/// A cgroup with a CPU quota, made for one child process and removed when dropped:
+/// cgroup v1 (`cpu.cfs_quota_us` under the `cpu` controller), or v2 (`cpu.max`)
+/// where the cpu controller is already enabled for this process's children (rarely:
+/// a cgroup that holds processes may not enable it). Making one usually needs root.
 pub struct CpuQuota {
     dir: PathBuf,
     v2: bool,
 }
 
 impl CpuQuota {
-    /// A new cgroup inside this process's own, limited to `cpus` CPUs' worth of time per
-    /// 100 ms period.
+    /// A new cgroup inside this process's own, limited to `cpus` CPUs' worth of
+    /// time per 100 ms period.
     pub fn new(cpus: usize) -> Result<CpuQuota, String> {
         let cgroups = std::fs::read_to_string("/proc/self/cgroup")
             .map_err(|e| format!("cannot read /proc/self/cgroup: {e}"))?;
@@ -82,14 +84,16 @@ impl CpuQuota {
         // cgroup v1: a line like `4:cpu,cpuacct:/path`.
         let v1 = cgroups.lines().find_map(|l| {
             let mut parts = l.splitn(3, ':');
-            let (_, controllers, path) = (parts.next()?, parts.next()?, parts.next()?);
+            let (_, controllers, path) =
+                (parts.next()?, parts.next()?, parts.next()?);
             controllers.split(',').any(|c| c == "cpu").then_some(path)
         });
         let (dir, v2) = match v1 {
             Some(path) => {
                 let (root, mount) = cpu_controller_mount()
                     .ok_or("no cgroup v1 cpu controller in /proc/self/mountinfo")?;
-                // The mount shows the hierarchy from `root` down (a container sees its own).
+                // The mount shows the hierarchy from `root` down (a container sees
+                // its own).
                 let inside = path.strip_prefix(root.as_str()).unwrap_or(path);
                 (
                     mount.join(inside.trim_start_matches('/')).join(&name),
@@ -101,15 +105,17 @@ impl CpuQuota {
                     .lines()
                     .find_map(|l| l.strip_prefix("0::"))
                     .ok_or("no cgroup found in /proc/self/cgroup")?;
-                let parent = Path::new("/sys/fs/cgroup").join(path.trim_start_matches('/'));
+                let parent =
+                    Path::new("/sys/fs/cgroup").join(path.trim_start_matches('/'));
                 (parent.join(&name), true)
             }
         };
         if let Some(parent) = dir.parent() {
             sweep(parent);
         }
-        std::fs::create_dir(&dir)
-            .map_err(|e| format!("cannot make the cgroup {}: {e}", dir.display()))?;
+        std::fs::create_dir(&dir).map_err(|e| {
+            format!("cannot make the cgroup {}: {e}", dir.display())
+        })?;
         let quota = CpuQuota { dir, v2 };
         let quota_us = cpus * period;
         if quota.v2 {
@@ -123,8 +129,9 @@ impl CpuQuota {
 
     fn write(&self, file: &str, value: &str) -> Result<(), String> {
         let path = self.dir.join(file);
-        std::fs::write(&path, value)
-            .map_err(|e| format!("cannot write {value:?} to {}: {e}", path.display()))
+        std::fs::write(&path, value).map_err(|e| {
+            format!("cannot write {value:?} to {}: {e}", path.display())
+        })
     }
 
     /// The file a process writes its pid to, to join.
@@ -150,8 +157,8 @@ impl Drop for CpuQuota {
     }
 }
 
-/// (the root of the hierarchy it shows, where it is mounted) for the cgroup v1 `cpu` controller,
-/// from `/proc/self/mountinfo`.
+/// (the root of the hierarchy it shows, where it is mounted) for the cgroup v1
+/// `cpu` controller, from `/proc/self/mountinfo`.
 fn cpu_controller_mount() -> Option<(String, PathBuf)> {
     let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
     mountinfo.lines().find_map(|line| {
@@ -166,8 +173,8 @@ fn cpu_controller_mount() -> Option<(String, PathBuf)> {
     })
 }
 
-/// Removes the cgroups a killed run of this listing left behind (empty once their processes
-/// have exited), named after a process that no longer exists.
+/// Removes the cgroups a killed run of this listing left behind (empty once their
+/// processes have exited), named after a process that no longer exists.
 fn sweep(parent: &Path) {
     let Ok(entries) = std::fs::read_dir(parent) else {
         return;

@@ -1,11 +1,15 @@
-//! Measurements that need a process of their own: a thread budget under a CPU mask or quota
-//! (which must be set before any thread starts), and a panic that may abort the process. The
-//! listing runs itself as `ch05-rayon-lanes child ...` and reads the one JSON line it prints.
+//! Measurements that need a process of their own: a thread budget under a CPU mask
+//! or quota (which must be set before any thread starts), and a panic that may
+//! abort the process. The listing runs itself as `ch05-rayon-lanes child ...` and
+//! reads the one JSON line it prints.
 //!
-//! - `child budget CPUS CGROUP_PROCS|- TOKIO|default RAYON|default REQUESTS ITEMS ROUNDS PERMITS TICK_MS`
+//! - `child budget CPUS CGROUP_PROCS|- TOKIO|default RAYON|default REQUESTS ITEMS
+//!   ROUNDS PERMITS TICK_MS`
 //! - `child panic no_handler|handler|catch_unwind REQUESTS BAD`
 
-use ch05_rayon_lanes::budget::{available_parallelism, join_cgroup, pin_to_cpus, threads};
+use ch05_rayon_lanes::budget::{
+    available_parallelism, join_cgroup, pin_to_cpus, threads,
+};
 use ch05_rayon_lanes::panics::{PanicPolicy, burst_with_one_bad};
 use ch05_rayon_lanes::{Lane, Ticking, batch, offload};
 use serde::{Deserialize, Serialize};
@@ -52,13 +56,18 @@ pub fn main(args: &[String]) -> i32 {
 }
 
 fn json(report: &impl Serialize) -> String {
-    serde_json::to_string(report).expect("a report of numbers and strings serialises")
+    serde_json::to_string(report)
+        .expect("a report of numbers and strings serialises")
 }
 
-fn arg<T: std::str::FromStr>(args: &[String], i: usize, what: &str) -> Result<T, String> {
-    args.get(i)
-        .and_then(|a| a.parse().ok())
-        .ok_or_else(|| format!("child: argument {i} ({what}) missing or malformed in {args:?}"))
+fn arg<T: std::str::FromStr>(
+    args: &[String],
+    i: usize,
+    what: &str,
+) -> Result<T, String> {
+    args.get(i).and_then(|a| a.parse().ok()).ok_or_else(|| {
+        format!("child: argument {i} ({what}) missing or malformed in {args:?}")
+    })
 }
 
 /// `default` or a number.
@@ -70,7 +79,8 @@ fn size(args: &[String], i: usize, what: &str) -> Result<Option<usize>, String> 
 }
 
 fn budget(args: &[String]) -> Result<BudgetReport, String> {
-    // The mask and the cgroup first, before any thread exists, so every thread inherits them.
+    // The mask and the cgroup first, before any thread exists, so every thread
+    // inherits them.
     let cpus: usize = arg(args, 0, "cpus")?;
     if cpus > 0 {
         pin_to_cpus(cpus)?;

@@ -1,5 +1,6 @@
-//! Three ways to handle a CPU-heavy request on a Tokio runtime: Rayon called inline, Rayon in a
-//! lane of its own behind a semaphore, and `spawn_blocking`; and a timeout that sheds load.
+//! Three ways to handle a CPU-heavy request on a Tokio runtime: Rayon called
+//! inline, Rayon in a lane of its own behind a semaphore, and `spawn_blocking`; and
+//! a timeout that sheds load.
 
 use ch05_rayon_lanes::evaluate;
 use std::future::Future;
@@ -20,8 +21,8 @@ pub enum LaneError {
     JobFailed,
 }
 
-/// The CPU lane: a Rayon pool, a bound on the batches in flight, and counts of the jobs handed
-/// to the pool.
+/// The CPU lane: a Rayon pool, a bound on the batches in flight, and counts of
+/// the jobs handed to the pool.
 #[derive(Clone)]
 pub struct Lane {
     pub pool: Arc<rayon::ThreadPool>,
@@ -37,7 +38,8 @@ struct JobCounts {
     finished: AtomicUsize,
 }
 
-/// Marks a job finished when dropped: after it returns, or while its panic unwinds.
+/// Marks a job finished when dropped: after it returns, or while its panic
+/// unwinds.
 struct JobDone(Arc<JobCounts>);
 
 impl Drop for JobDone {
@@ -69,7 +71,8 @@ impl Lane {
         move || evaluate(&batch, rounds)
     }
 
-    /// `rayon::spawn` on this lane's pool, counting the jobs queued or running in it.
+    /// `rayon::spawn` on this lane's pool, counting the jobs queued or running
+    /// in it.
     pub fn spawn(&self, job: impl FnOnce() + Send + 'static) {
         let jobs = self.jobs.clone();
         let now = jobs.in_pool.fetch_add(1, Ordering::AcqRel) + 1;
@@ -98,18 +101,19 @@ impl Lane {
 }
 
 // ANCHOR: inline
-/// The pitfall: Rayon called from the handler. `install` (like a `par_iter` on the global pool)
-/// blocks this Tokio worker until the pool has finished the batch.
+/// The pitfall: Rayon called from the handler. `install` (like a `par_iter` on
+/// the global pool) blocks this Tokio worker until the pool has finished the
+/// batch.
 pub async fn handle_inline(lane: &Lane, batch: Batch) -> u64 {
     lane.pool.install(|| evaluate(&batch, lane.rounds))
 }
 // ANCHOR_END: inline
 
 // ANCHOR: offloaded
-/// The fix: wait for a permit, hand the job to Rayon, and await its answer on a oneshot
-/// channel: the worker is free for other tasks meanwhile. If the job panics in a pool with a
-/// panic handler, its sender is dropped and the caller gets an error, not a panic (without a
-/// handler, Rayon aborts the process).
+/// The fix: wait for a permit, hand the job to Rayon, and await its answer on a
+/// oneshot channel: the worker is free for other tasks meanwhile. If the job
+/// panics in a pool with a panic handler, its sender is dropped and the caller
+/// gets an error, not a panic (without a handler, Rayon aborts the process).
 pub async fn offload<T: Send + 'static>(
     lane: &Lane,
     job: impl FnOnce() -> T + Send + 'static,
@@ -137,8 +141,8 @@ pub async fn offload_spawn_blocking<T: Send + 'static>(
 // ANCHOR_END: spawn_blocking
 
 // ANCHOR: shed
-/// Sheds load: a request that has no answer within `deadline` gets "busy, try again". Dropping
-/// the handler's future drops whatever it holds.
+/// Sheds load: a request that has no answer within `deadline` gets "busy, try
+/// again". Dropping the handler's future drops whatever it holds.
 pub async fn shed<T, F>(deadline: Duration, handler: F) -> Result<T, LaneError>
 where
     F: Future<Output = Result<T, LaneError>>,
@@ -150,8 +154,8 @@ where
 // ANCHOR_END: shed
 
 // ANCHOR: permit_in_job
-/// `offload` with the permit moved into the job: it is released when the pool has finished
-/// the job, not when the caller stops waiting.
+/// `offload` with the permit moved into the job: it is released when the pool
+/// has finished the job, not when the caller stops waiting.
 pub async fn offload_permit_in_job<T: Send + 'static>(
     lane: &Lane,
     job: impl FnOnce() -> T + Send + 'static,
@@ -168,8 +172,9 @@ pub async fn offload_permit_in_job<T: Send + 'static>(
 // ANCHOR_END: permit_in_job
 
 // ANCHOR: busy_at_the_door
-/// Sheds at the door: a request that cannot get a permit within `wait` is told "busy" at once;
-/// one that gets a permit runs to the end, and its job holds the permit until it is done.
+/// Sheds at the door: a request that cannot get a permit within `wait` is told
+/// "busy" at once; one that gets a permit runs to the end, and its job holds
+/// the permit until it is done.
 pub async fn offload_or_busy<T: Send + 'static>(
     lane: &Lane,
     wait: Duration,

@@ -1,8 +1,9 @@
-//! The experiments of Chapter 5. `lanes` handles a burst of CPU-heavy requests inline, through a
-//! Rayon lane and through `spawn_blocking` while a ticker measures how late the runtime runs;
-//! `budgets` sizes the two pools under a CPU mask and a CPU quota, each in a child process;
-//! `in_flight` varies the semaphore; `shedding` overloads the lane with a timeout; `panics`
-//! panics in a job, in a child process; `split` finds the batch too small to split.
+//! The experiments of Chapter 5. `lanes` handles a burst of CPU-heavy requests
+//! inline, through a Rayon lane and through `spawn_blocking` while a ticker
+//! measures how late the runtime runs; `budgets` sizes the two pools under a CPU
+//! mask and a CPU quota, each in a child process; `in_flight` varies the semaphore;
+//! `shedding` overloads the lane with a timeout; `panics` panics in a job, in a
+//! child process; `split` finds the batch too small to split.
 //!
 //! `cargo run -p ch05-rayon-lanes -- --help` lists the flags.
 
@@ -10,8 +11,9 @@ mod child;
 
 use ch05_rayon_lanes::budget::{CpuQuota, host_cpus, threads};
 use ch05_rayon_lanes::{
-    Batch, Lane, LaneError, Ticking, batch, evaluate, evaluate_sequential, handle_inline, offload,
-    offload_or_busy, offload_permit_in_job, offload_spawn_blocking, shed,
+    Batch, Lane, LaneError, Ticking, batch, evaluate, evaluate_sequential,
+    handle_inline, offload, offload_or_busy, offload_permit_in_job,
+    offload_spawn_blocking, shed,
 };
 use child::{BudgetReport, PanicReport};
 use measure::loadgen::{OpenLoop, fixed_rate};
@@ -24,11 +26,12 @@ use std::time::{Duration, Instant};
 /// The setup, chosen for this machine (see `Params::for_machine`).
 #[derive(Serialize)]
 struct Params {
-    /// Tokio workers (`--workers`) and Rayon threads: `available_parallelism()`, both pools'
-    /// default.
+    /// Tokio workers (`--workers`) and Rayon threads: `available_parallelism()`,
+    /// both pools' default.
     workers: u32,
     rayon_threads: usize,
-    /// A burst of this many requests, each a batch of `items` numbers mixed `rounds` times.
+    /// A burst of this many requests, each a batch of `items` numbers mixed
+    /// `rounds` times.
     requests: usize,
     items: usize,
     rounds: u64,
@@ -40,16 +43,18 @@ struct Params {
     idle_ms: u64,
     /// `in_flight`: the semaphore's permits.
     in_flight_permits: Vec<usize>,
-    /// `budgets`: affinity masks of this many CPUs, a quota of `quota_cpus`, a smaller burst.
+    /// `budgets`: affinity masks of this many CPUs, a quota of `quota_cpus`, a
+    /// smaller burst.
     mask_cpus: Vec<usize>,
     quota_cpus: usize,
     budget_requests: usize,
-    /// `shedding`: requests arrive at `overload` times the lane's capacity for `shed_s`
-    /// seconds and are shed after `deadline_ms`.
+    /// `shedding`: requests arrive at `overload` times the lane's capacity for
+    /// `shed_s` seconds and are shed after `deadline_ms`.
     overload: f64,
     shed_s: f64,
     deadline_ms: u64,
-    /// `panics`: a burst of `panic_requests`, request `bad_request` with an empty batch.
+    /// `panics`: a burst of `panic_requests`, request `bad_request` with an empty
+    /// batch.
     panic_requests: usize,
     bad_request: usize,
     /// `split`: batch sizes, each item mixed `split_rounds` times.
@@ -96,17 +101,22 @@ impl Params {
     }
 }
 
-/// Everything the cells share: the pool (one for the whole run, as a service has), the batch
-/// and its answer.
+/// Everything the cells share: the pool (one for the whole run, as a service has),
+/// the batch and its answer.
 struct Setup {
     pool: Arc<rayon::ThreadPool>,
     work: Batch,
     answer: u64,
 }
 
-/// Experiments `lanes` and `in_flight`: a burst of requests on a fresh runtime beside the
-/// ticker; `idle` runs the ticker alone.
-fn burst_cell(p: &Params, s: &Setup, variant: &str, permits: usize) -> Result<Measurement, String> {
+/// Experiments `lanes` and `in_flight`: a burst of requests on a fresh runtime
+/// beside the ticker; `idle` runs the ticker alone.
+fn burst_cell(
+    p: &Params,
+    s: &Setup,
+    variant: &str,
+    permits: usize,
+) -> Result<Measurement, String> {
     let rt = measure::runtime(p.workers)?;
     let lane = Lane::new(s.pool.clone(), permits, p.rounds);
     let (total, ticks, latency, threads_now) = rt.block_on(async {
@@ -126,7 +136,8 @@ fn burst_cell(p: &Params, s: &Setup, variant: &str, permits: usize) -> Result<Me
                 });
             }
             while let Some(joined) = set.join_next().await {
-                let (answer, took) = joined.map_err(|e| format!("{variant}: {e}"))?;
+                let (answer, took) =
+                    joined.map_err(|e| format!("{variant}: {e}"))?;
                 let answer = answer.map_err(|e| format!("{variant}: {e:?}"))?;
                 if answer != s.answer {
                     return Err(format!(
@@ -148,8 +159,11 @@ fn burst_cell(p: &Params, s: &Setup, variant: &str, permits: usize) -> Result<Me
         .push("ticks", "count", ticks.len() as f64)
         .push("threads", "count", threads_now as f64);
     if !latency.is_empty() {
-        m.push("request_p50", "ns", latency.p50_ns())
-            .push("request_p99", "ns", latency.p99_ns());
+        m.push("request_p50", "ns", latency.p50_ns()).push(
+            "request_p99",
+            "ns",
+            latency.p99_ns(),
+        );
     }
     if variant == "rayon_spawn" {
         m.push("most_in_pool", "count", lane.most_in_pool() as f64);
@@ -169,8 +183,9 @@ async fn handle(variant: &str, lane: &Lane, work: Batch) -> Result<u64, LaneErro
     }
 }
 
-/// Experiment `shedding`: requests arrive at a fixed rate above the lane's capacity, from a
-/// thread of their own (open loop), and each is shed if it has no answer within the deadline.
+/// Experiment `shedding`: requests arrive at a fixed rate above the lane's
+/// capacity, from a thread of their own (open loop), and each is shed if it has no
+/// answer within the deadline.
 fn shedding_cell(
     p: &Params,
     s: &Setup,
@@ -186,14 +201,18 @@ fn shedding_cell(
     let mut answers = Vec::with_capacity(arrivals.len());
     let start = Instant::now() + Duration::from_millis(5);
     let generator = OpenLoop::default().run(start, &arrivals, |_, scheduled| {
-        let (lane, job, served) = (lane.clone(), lane.job(s.work.clone()), served.clone());
+        let (lane, job, served) =
+            (lane.clone(), lane.job(s.work.clone()), served.clone());
         let how = variant.to_string();
         answers.push(rt.spawn(async move {
-            // The deadline counts from the request's scheduled arrival, as its latency does.
+            // The deadline counts from the request's scheduled arrival, as its
+            // latency does.
             let left = deadline.saturating_sub(scheduled.elapsed());
             let answer = match how.as_str() {
                 "permit_in_handler" => shed(left, offload(&lane, job)).await,
-                "permit_in_job" => shed(left, offload_permit_in_job(&lane, job)).await,
+                "permit_in_job" => {
+                    shed(left, offload_permit_in_job(&lane, job)).await
+                }
                 _ => offload_or_busy(&lane, left, job).await,
             };
             if answer.is_ok() {
@@ -219,7 +238,8 @@ fn shedding_cell(
             Err(e) => return Err(format!("{variant}: {e:?}")),
         }
     }
-    // Every caller has its answer; the pool may still be computing for callers who left.
+    // Every caller has its answer; the pool may still be computing for callers who
+    // left.
     let answered = Instant::now();
     while lane.in_pool() > 0 {
         std::thread::sleep(Duration::from_micros(200));
@@ -241,8 +261,14 @@ fn shedding_cell(
     Ok(m)
 }
 
-/// Experiment `budgets`: one child process per cell, pinned or limited before its pools start.
-fn budget_cell(p: &Params, s: &Setup, case: &str, variant: &str) -> Result<Measurement, String> {
+/// Experiment `budgets`: one child process per cell, pinned or limited before its
+/// pools start.
+fn budget_cell(
+    p: &Params,
+    s: &Setup,
+    case: &str,
+    variant: &str,
+) -> Result<Measurement, String> {
     let (kind, cpus) = case
         .split_once('_')
         .and_then(|(k, n)| Some((k, n.parse::<usize>().ok()?)))
@@ -271,7 +297,8 @@ fn budget_cell(p: &Params, s: &Setup, case: &str, variant: &str) -> Result<Measu
         p.permits.to_string(),
         p.tick_ms.to_string(),
     ])?;
-    let report = report.ok_or_else(|| format!("{case}/{variant}: the child failed"))?;
+    let report =
+        report.ok_or_else(|| format!("{case}/{variant}: the child failed"))?;
     let want = s.answer.wrapping_mul(p.budget_requests as u64);
     if report.checksum != want {
         return Err(format!(
@@ -297,7 +324,8 @@ fn budget_cell(p: &Params, s: &Setup, case: &str, variant: &str) -> Result<Measu
     Ok(m)
 }
 
-/// Experiment `panics`: one child process per cell; an abort is a result, not an error.
+/// Experiment `panics`: one child process per cell; an abort is a result, not an
+/// error.
 fn panic_cell(p: &Params, variant: &str) -> Result<Measurement, String> {
     let (report, status, stderr) = in_child::<PanicReport>(&[
         "panic".into(),
@@ -320,8 +348,11 @@ fn panic_cell(p: &Params, variant: &str) -> Result<Measurement, String> {
                 p.panic_requests
             ));
         }
-        m.push("answered_ok", "count", r.ok as f64)
-            .push("failed", "count", r.failed.len() as f64);
+        m.push("answered_ok", "count", r.ok as f64).push(
+            "failed",
+            "count",
+            r.failed.len() as f64,
+        );
     }
     Ok(m)
 }
@@ -333,13 +364,14 @@ fn rayon_aborted(status: &std::process::ExitStatus, stderr: &str) -> bool {
         && stderr.contains("Rayon: detected unexpected panic; aborting")
 }
 
-/// Runs this program as a child (`child ARGS...`), with the pools' environment variables
-/// removed so that `default` means `available_parallelism()`: its report if it printed one,
-/// its status and its standard error.
+/// Runs this program as a child (`child ARGS...`), with the pools' environment
+/// variables removed so that `default` means `available_parallelism()`: its report
+/// if it printed one, its status and its standard error.
 fn in_child<R: serde::de::DeserializeOwned>(
     args: &[String],
 ) -> Result<(Option<R>, std::process::ExitStatus, String), String> {
-    let exe = std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
+    let exe = std::env::current_exe()
+        .map_err(|e| format!("cannot find this program: {e}"))?;
     let out = std::process::Command::new(exe)
         .arg("child")
         .args(args)
@@ -351,9 +383,10 @@ fn in_child<R: serde::de::DeserializeOwned>(
     let text = String::from_utf8_lossy(&out.stdout);
     let report = match text.trim() {
         "" => None,
-        line => {
-            Some(serde_json::from_str(line).map_err(|e| format!("child printed {line:?}: {e}"))?)
-        }
+        line => Some(
+            serde_json::from_str(line)
+                .map_err(|e| format!("child printed {line:?}: {e}"))?,
+        ),
     };
     if report.is_none() && out.status.success() {
         return Err(format!(
@@ -377,9 +410,14 @@ fn in_child<R: serde::de::DeserializeOwned>(
     ))
 }
 
-/// Experiment `split`: one batch of `items`, sequential or `par_iter`, called from a job
-/// already on the pool (as a lane's job would), repeated for at least 5 ms.
-fn split_cell(p: &Params, s: &Setup, items: usize, variant: &str) -> Result<Measurement, String> {
+/// Experiment `split`: one batch of `items`, sequential or `par_iter`, called from
+/// a job already on the pool (as a lane's job would), repeated for at least 5 ms.
+fn split_cell(
+    p: &Params,
+    s: &Setup,
+    items: usize,
+    variant: &str,
+) -> Result<Measurement, String> {
     let work = batch(items);
     let want = evaluate_sequential(&work, p.split_rounds);
     let par = variant == "par_iter";
@@ -394,7 +432,8 @@ fn split_cell(p: &Params, s: &Setup, items: usize, variant: &str) -> Result<Meas
     Ok(m)
 }
 
-/// Nanoseconds per call of the batch, sequential or parallel, over at least 5 ms; and its sum.
+/// Nanoseconds per call of the batch, sequential or parallel, over at least 5 ms;
+/// and its sum.
 fn time_batch(work: &[u64], rounds: u64, par: bool) -> (f64, u64) {
     let start = Instant::now();
     let (mut calls, mut sum) = (0u32, 0);
@@ -409,10 +448,10 @@ fn time_batch(work: &[u64], rounds: u64, par: bool) -> (f64, u64) {
     (start.elapsed().as_nanos() as f64 / f64::from(calls), sum)
 }
 
-/// Experiment `split` (case `threshold`): sizes 1, 2, 4, ... 8192; at each, three pairs of
-/// timings, sequential and parallel in alternating order. `par_iter` wins at a size when its
-/// best time is under 0.9× the loop's; the threshold is the smallest size from which it wins at
-/// every larger size.
+/// Experiment `split` (case `threshold`): sizes 1, 2, 4, ... 8192; at each, three
+/// pairs of timings, sequential and parallel in alternating order. `par_iter` wins
+/// at a size when its best time is under 0.9× the loop's; the threshold is the
+/// smallest size from which it wins at every larger size.
 fn threshold_cell(p: &Params, s: &Setup) -> Result<Measurement, String> {
     let sizes: Vec<usize> = (0..14).map(|i| 1 << i).collect();
     let wins = s.pool.install(|| -> Result<Vec<bool>, String> {
@@ -445,8 +484,8 @@ fn threshold_cell(p: &Params, s: &Setup) -> Result<Measurement, String> {
     Ok(m)
 }
 
-/// Requests per second the lane serves: the median of three offloaded bursts of `requests`,
-/// measured before the run.
+/// Requests per second the lane serves: the median of three offloaded bursts of
+/// `requests`, measured before the run.
 fn capacity_per_s(p: &Params, s: &Setup) -> Result<f64, String> {
     let rt = measure::runtime(p.workers)?;
     let mut rates = Vec::new();
@@ -477,16 +516,18 @@ fn capacity_per_s(p: &Params, s: &Setup) -> Result<f64, String> {
 const CHAPTER: Chapter = Chapter {
     name: "ch05-rayon-lanes",
     title: "Rayon lanes",
-    about: "A burst of 64 CPU-heavy requests (each a par_iter over 2,000 numbers) handled three \
-            ways while a ticker wakes every 5 ms: Rayon called inline in the handler, \
-            rayon::spawn behind a semaphore with the answer on a oneshot channel, and \
-            spawn_blocking; total time, the ticker's median and worst lateness, per-request \
-            latency and the process's thread count. Then the two pools sized four ways under \
-            CPU affinity masks and a cgroup CPU quota (each in a child process; the quota where \
-            this process may make a cgroup), the semaphore at 1 to 64 permits, an overload \
-            shed by a timeout with the permit held by the handler or by the job, a panicking \
-            job with no panic handler, with one, and caught in the job (each in a child \
-            process), and the batch size below which par_iter loses to a loop.",
+    about: "A burst of 64 CPU-heavy requests (each a par_iter over 2,000 \
+            numbers) handled three ways while a ticker wakes every 5 ms: Rayon \
+            called inline in the handler, rayon::spawn behind a semaphore with the \
+            answer on a oneshot channel, and spawn_blocking; total time, the \
+            ticker's worst lateness and wake-ups, per-request latency and the \
+            process's thread count. Then the two pools sized four ways under CPU \
+            affinity masks and a cgroup CPU quota (each in a child process; the \
+            quota where this process may make a cgroup), the semaphore at 1 to 64 \
+            permits, an overload shed by a timeout (the permit held by the handler \
+            or by the job) or at the semaphore, a panicking job with no panic \
+            handler, with one, and caught in the job (each in a child process), and \
+            the batch size below which par_iter loses to a loop.",
     full_run: "about two minutes",
     listing_dir: env!("CARGO_MANIFEST_DIR"),
     crates: &["tokio", "rayon", "rayon-core"],
@@ -540,11 +581,13 @@ fn main() {
             .flat_map(|c| variants.iter().map(move |v| Cell::new(c, v)))
             .collect()
     };
-    let mut budget_cases: Vec<String> = p.mask_cpus.iter().map(|c| format!("mask_{c}")).collect();
+    let mut budget_cases: Vec<String> =
+        p.mask_cpus.iter().map(|c| format!("mask_{c}")).collect();
     if quota.is_ok() {
         budget_cases.push(format!("quota_{}", p.quota_cpus));
     }
-    let permit_cases: Vec<String> = p.in_flight_permits.iter().map(|k| k.to_string()).collect();
+    let permit_cases: Vec<String> =
+        p.in_flight_permits.iter().map(|k| k.to_string()).collect();
     let mut split_cells = cells(
         &p.split_items
             .iter()

@@ -1,5 +1,5 @@
-//! A panic inside a Rayon job: what the process and the caller see with no panic handler, with
-//! one, and with the panic caught inside the job.
+//! A panic inside a Rayon job: what the process and the caller see with no panic
+//! handler, with one, and with the panic caught inside the job.
 
 use ch05_rayon_lanes::{Batch, Lane, evaluate_sequential, offload};
 use std::any::Any;
@@ -44,17 +44,24 @@ pub fn pool_with_panic_handler(threads: usize) -> rayon::ThreadPool {
 // ANCHOR_END: panic_handler
 
 // ANCHOR: catch_unwind
-/// Catches a panic inside the job and sends it back as an error that names the request.
-pub async fn handle_caught(lane: &Lane, id: usize, batch: Batch) -> Result<u64, String> {
+/// Catches a panic inside the job and sends it back as an error that names the
+/// request.
+pub async fn handle_caught(
+    lane: &Lane,
+    id: usize,
+    batch: Batch,
+) -> Result<u64, String> {
     let (tx, rx) = oneshot::channel();
     lane.spawn(move || {
         let result = std::panic::catch_unwind(|| first_plus_sum(&batch));
-        let result =
-            result.map_err(|panic| format!("request {id} failed: {}", panic_message(&*panic)));
+        let result = result.map_err(|panic| {
+            format!("request {id} failed: {}", panic_message(&*panic))
+        });
         let _ = tx.send(result);
     });
-    rx.await
-        .unwrap_or_else(|_| Err(format!("request {id}: the job ended without an answer")))
+    rx.await.unwrap_or_else(|_| {
+        Err(format!("request {id}: the job ended without an answer"))
+    })
 }
 // ANCHOR_END: catch_unwind
 
@@ -65,10 +72,11 @@ pub struct Answers {
     pub failed: Vec<String>,
 }
 
-/// Sends `requests` batches one after another through a lane of one Rayon thread (so that what
-/// the caller sees does not race with what the pool does), request `bad` with an empty batch,
-/// on a pool set up by `policy`, telling `seen` each answer as it comes. With no handler the process aborts
-/// when the bad job panics.
+/// Sends `requests` batches one after another through a lane of one Rayon
+/// thread (so that what the caller sees does not race with what the pool does),
+/// request `bad` with an empty batch, on a pool set up by `policy`, telling
+/// `seen` each answer as it comes. With no handler the process aborts when the
+/// bad job panics.
 pub async fn burst_with_one_bad(
     policy: PanicPolicy,
     requests: usize,
@@ -121,9 +129,12 @@ mod tests {
 
     #[tokio::test]
     async fn catch_unwind_names_the_request_and_the_panic() {
-        let answers = burst_with_one_bad(PanicPolicy::CatchUnwind, 5, 3, |_| {}).await;
+        let answers =
+            burst_with_one_bad(PanicPolicy::CatchUnwind, 5, 3, |_| {}).await;
         assert_eq!(answers.ok, 4);
         assert_eq!(answers.failed.len(), 1);
-        assert!(answers.failed[0].starts_with("request 3 failed: index out of bounds"));
+        assert!(
+            answers.failed[0].starts_with("request 3 failed: index out of bounds")
+        );
     }
 }

@@ -1,5 +1,6 @@
-//! The ticker: a task that stands in for everything else a service must keep doing (health
-//! checks, reading sockets, timers) and records how late the runtime let it run.
+//! The ticker: a task that stands in for everything else a service must keep doing
+//! (health checks, reading sockets, timers) and records how late the runtime let it
+//! run.
 
 use measure::stats::LatencyHistogram;
 use std::sync::Arc;
@@ -7,9 +8,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 // ANCHOR: ticker
-/// Wakes every `period` until `stop` is set and records how late each wake-up was, from the
-/// time it was due. Ticks missed while the ticker could not run are skipped, not made up: after
-/// a wake-up more than a period late, the next is due a period after it. Tokio's timer rounds a deadline up to the next
+/// Wakes every `period` until `stop` is set and records how late each wake-up
+/// was, from the time it was due. Ticks missed while the ticker could not run
+/// are skipped, not made up: after a wake-up more than a period late, the next
+/// is due a period after it. Tokio's timer rounds a deadline up to the next
 /// millisecond, so lateness under a millisecond is the timer, not the load.
 pub async fn ticker(period: Duration, stop: Arc<AtomicBool>) -> LatencyHistogram {
     let mut lateness = LatencyHistogram::new();
@@ -27,7 +29,8 @@ pub async fn ticker(period: Duration, stop: Arc<AtomicBool>) -> LatencyHistogram
 }
 // ANCHOR_END: ticker
 
-/// A ticker running on the current runtime, stopped and read with [`Ticking::stop`].
+/// A ticker running on the current runtime, stopped and read with
+/// [`Ticking::stop`].
 pub struct Ticking {
     stop: Arc<AtomicBool>,
     task: tokio::task::JoinHandle<LatencyHistogram>,

@@ -1,9 +1,10 @@
-//! The CPU work: a request is a batch of numbers, each mixed for a fixed number of rounds.
+//! The CPU work: a request is a batch of numbers, each mixed for a fixed number of
+//! rounds.
 
 use rayon::prelude::*;
 
-/// One item's work: `rounds` steps of a multiply-add chain, each step depending on the last,
-/// so the compiler cannot skip or vectorise it.
+/// One item's work: `rounds` steps of a multiply-add chain, each step depending
+/// on the last, so the compiler cannot skip or vectorise it.
 pub fn mix(x: u64, rounds: u64) -> u64 {
     (0..rounds).fold(x, |a, i| {
         a.wrapping_mul(6364136223846793005).wrapping_add(i)
@@ -11,7 +12,8 @@ pub fn mix(x: u64, rounds: u64) -> u64 {
 }
 
 // ANCHOR: evaluate
-/// A CPU-heavy request: every item mixed, in parallel on the current Rayon pool.
+/// A CPU-heavy request: every item mixed, in parallel on the current Rayon
+/// pool.
 pub fn evaluate(batch: &[u64], rounds: u64) -> u64 {
     batch
         .par_iter()

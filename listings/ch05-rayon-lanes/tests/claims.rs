@@ -1,6 +1,6 @@
-//! The chapter's claims (claims.toml) evaluated on records made by hand: they hold where the
-//! numbers support them and fail where they do not. The measured records are checked by
-//! `cargo run -p book -- check`, never here.
+//! The chapter's claims (claims.toml) evaluated on records made by hand: they hold
+//! where the numbers support them and fail where they do not. The measured records
+//! are checked by `cargo run -p book -- check`, never here.
 
 use measure::Claims;
 use measure::claims::Verdict;
@@ -10,10 +10,14 @@ fn claims() -> Claims {
     Claims::parse(include_str!("../claims.toml")).expect("claims.toml parses")
 }
 
-/// A burst of 64 requests, 8 panic requests, three repetitions; `offloaded_tick_max` is the
-/// worst tick lag (ns) with rayon::spawn, and `no_handler_aborted` whether the no-handler child
-/// ended in Rayon's abort (1) or not (0).
-fn shaped_like_the_books(offloaded_tick_max: [f64; 3], no_handler_aborted: f64) -> Record {
+/// A burst of 64 requests, 8 panic requests, three repetitions;
+/// `offloaded_tick_max` is the worst tick lag (ns) with rayon::spawn, and
+/// `no_handler_aborted` whether the no-handler child ended in Rayon's abort (1) or
+/// not (0).
+fn shaped_like_the_books(
+    offloaded_tick_max: [f64; 3],
+    no_handler_aborted: f64,
+) -> Record {
     let ms = 1e6;
     let aborted = [no_handler_aborted; 3];
     #[rustfmt::skip]

@@ -29,7 +29,8 @@ fn a_malformed_child_command_says_which_argument() {
 fn more_cpus_than_the_process_may_use_is_an_error() {
     let out = listing()
         .args([
-            "child", "budget", "100000", "-", "default", "default", "1", "10", "1", "1", "5",
+            "child", "budget", "100000", "-", "default", "default", "1", "10", "1",
+            "1", "5",
         ])
         .output()
         .unwrap();

@@ -1,6 +1,7 @@
-//! The exercise: requests arrive 10 ms apart and are shed after 25 ms, while every job they
-//! hand to the pool waits on a gate. However many requests give up, the pool must never hold
-//! more jobs than the semaphore has permits. On Tokio's paused clock, so no timing decides it.
+//! The exercise: requests arrive 10 ms apart and are shed after 25 ms, while every
+//! job they hand to the pool waits on a gate. However many requests give up, the
+//! pool must never hold more jobs than the semaphore has permits. On Tokio's paused
+//! clock, so no timing decides it.
 
 use ch05_rayon_lanes::exercise::offload;
 use ch05_rayon_lanes::{Lane, LaneError, shed};
