@@ -46,7 +46,9 @@ fn main() {
                         handle_inline(&lane, work).await;
                     } else {
                         let job = lane.job(work);
-                        offload(&lane, job).await.expect("no job panics");
+                        if let Err(e) = offload(&lane, job).await {
+                            eprintln!("a request failed: {e:?}");
+                        }
                     }
                 });
             }

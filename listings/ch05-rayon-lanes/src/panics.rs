@@ -84,11 +84,14 @@ pub async fn burst_with_one_bad(
     mut seen: impl FnMut(&Result<u64, String>),
 ) -> Answers {
     let pool = match policy {
-        PanicPolicy::NoHandler => rayon::ThreadPoolBuilder::new()
-            .num_threads(1)
-            .build()
-            .expect("a pool of one thread can start"),
-        _ => pool_with_panic_handler(1),
+        // catch_unwind alone: the pool has no handler, and the panic never reaches it.
+        PanicPolicy::NoHandler | PanicPolicy::CatchUnwind => {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(1)
+                .build()
+                .expect("a pool of one thread can start")
+        }
+        PanicPolicy::Handler => pool_with_panic_handler(1),
     };
     let lane = Lane::new(pool.into(), 2, 10);
     let mut answers = Answers::default();

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 #[derive(Parser, Debug, Clone)]
 #[command(version, about, long_about = None)]
 pub struct Cli {
-    /// Repetitions: every variant runs once per repetition, in a shuffled order [default: 5; 1 with --quick]
+    /// Repetitions: every variant runs once per repetition, in a shuffled order [default: the chapter's full run; 1 with --quick]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub reps: Option<u32>,
 

@@ -348,10 +348,16 @@ fn command(chapter: &Chapter) -> clap::Command {
          At the end, the run prints its results beside the book's and checks the book's claims on this machine.",
         chapter.name, chapter.title, chapter.about, chapter.full_run
     );
+    let reps = format!(
+        "Repetitions: every variant runs once per repetition, in a shuffled order \
+         [default: {}; 1 with --quick]",
+        chapter.full_reps
+    );
     Cli::command()
         .name(chapter.name)
         .about(about.clone())
         .long_about(about)
+        .mut_arg("reps", |a| a.help(reps))
 }
 
 fn no_match(filter: &[String], all: &[(String, Vec<Cell>)]) -> String {
