@@ -449,12 +449,13 @@ fn time_batch(work: &[u64], rounds: u64, par: bool) -> (f64, u64) {
 }
 
 /// Experiment `split` (case `threshold`): sizes 1, 2, 4, ... 8192; at each, three
-/// pairs of timings, sequential and parallel in alternating order. `par_iter` wins
-/// at a size when its best time is under 0.9× the loop's; the threshold is the
-/// smallest size from which it wins at every larger size.
+/// pairs of timings, sequential and parallel in alternating order, best of each.
+/// The threshold is the smallest size at which `par_iter` takes under 0.9× the
+/// loop's time and is faster at every larger size; twice the largest size if none.
 fn threshold_cell(p: &Params, s: &Setup) -> Result<Measurement, String> {
     let sizes: Vec<usize> = (0..14).map(|i| 1 << i).collect();
-    let wins = s.pool.install(|| -> Result<Vec<bool>, String> {
+    // (faster by a tenth, faster) at each size
+    let wins = s.pool.install(|| -> Result<Vec<(bool, bool)>, String> {
         let mut wins = Vec::new();
         for &n in &sizes {
             let work = batch(n);
@@ -472,15 +473,15 @@ fn threshold_cell(p: &Params, s: &Setup) -> Result<Measurement, String> {
                     *best = best.min(ns);
                 }
             }
-            wins.push(par < 0.9 * seq);
+            wins.push((par < 0.9 * seq, par < seq));
         }
         Ok(wins)
     })?;
     let from = (0..sizes.len())
-        .find(|&i| wins[i..].iter().all(|&w| w))
-        .map_or(f64::NAN, |i| sizes[i] as f64);
+        .find(|&i| wins[i].0 && wins[i..].iter().all(|w| w.1))
+        .map_or(2 * sizes[sizes.len() - 1], |i| sizes[i]);
     let mut m = Measurement::new();
-    m.push("threshold_items", "count", from);
+    m.push("threshold_items", "count", from as f64);
     Ok(m)
 }
 
