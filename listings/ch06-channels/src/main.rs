@@ -1,0 +1,422 @@
+//! The experiments of Chapter 6. Every channel cell runs in a child process of its
+//! own, with the system allocator (this program) or mimalloc (`ch06-mimalloc`):
+//! `throughput` by topology and capacity, `ping_pong`, `select` over two channels,
+//! `cancel` (what a cancelled receive loses), `threads` (1 → 1 on 1 to all CPUs);
+//! `queue_depth` watches a pipeline whose producer outruns its consumer.
+//!
+//! `cargo run -p ch06-channels -- --help` lists the flags.
+
+use ch06_channels::child::Report;
+use ch06_channels::threads::host_cpus;
+use measure::loadgen::{OpenLoop, fixed_rate, spin_until};
+use measure::{Cell, Chapter, Experiment, Harness, Measurement};
+use serde::Serialize;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// The setup, chosen for this machine (see `Params::for_machine`).
+#[derive(Serialize)]
+struct Params {
+    /// Tokio workers: every core.
+    workers: u32,
+    /// Messages per throughput, select and cancel cell.
+    messages: u64,
+    /// Channel capacities, as the source's.
+    capacities: Vec<usize>,
+    /// (senders, receivers), as the source's.
+    topologies: Vec<(usize, usize)>,
+    /// Ping-pong round trips per cell.
+    round_trips: u64,
+    /// `threads`: 1 → 1 at capacity 1024 on this many CPUs.
+    thread_cpus: Vec<usize>,
+    /// `queue_depth`: messages a second offered (twice what the consumer takes),
+    /// the consumer's work per message, the bounded channel's capacity, and how
+    /// long each run offers them.
+    offered_per_s: f64,
+    consumer_us: u64,
+    bounded_capacity: usize,
+    depth_after_ms: Vec<u64>,
+}
+
+impl Params {
+    fn for_machine(quick: bool, workers: u32) -> Params {
+        Params {
+            workers,
+            messages: if quick { 20_000 } else { 1_000_000 },
+            capacities: vec![1024, 1],
+            topologies: vec![(1, 1), (4, 1), (4, 4)],
+            round_trips: if quick { 5_000 } else { 100_000 },
+            thread_cpus: (1..=host_cpus()).collect(),
+            offered_per_s: 40_000.0,
+            consumer_us: 50,
+            bounded_capacity: 64,
+            depth_after_ms: if quick { vec![50] } else { vec![50, 100, 200] },
+        }
+    }
+}
+
+/// The async implementations, and crossbeam on OS threads.
+const IMPLS: [&str; 6] = [
+    "tokio_mpsc",
+    "tokio_batch",
+    "kanal",
+    "async_channel",
+    "flume",
+    "crossbeam",
+];
+
+/// Implementations with a multi-consumer channel (Tokio's mpsc has one receiver).
+fn multi_consumer(imp: &str) -> bool {
+    !imp.starts_with("tokio")
+}
+
+/// A variant names the implementation, then `_mimalloc` for the mimalloc child.
+fn split_allocator(variant: &str) -> (&str, bool) {
+    match variant.strip_suffix("_mimalloc") {
+        Some(imp) => (imp, true),
+        None => (variant, false),
+    }
+}
+
+/// The child binaries: this program for the system allocator, `ch06-mimalloc` beside
+/// it for mimalloc (`cargo run` builds only this one, so build it if missing).
+fn child_binary(mimalloc: bool) -> Result<PathBuf, String> {
+    let exe = std::env::current_exe()
+        .map_err(|e| format!("cannot find this program: {e}"))?;
+    if !mimalloc {
+        return Ok(exe);
+    }
+    let path = exe.with_file_name("ch06-mimalloc");
+    if !path.is_file() {
+        let cargo = std::env::var("CARGO").map_err(|_| {
+            format!(
+                "{} is missing: build it with `cargo build -p ch06-channels --bins`",
+                path.display()
+            )
+        })?;
+        let mut build = std::process::Command::new(cargo);
+        build.args(["build", "-q", "-p", "ch06-channels", "--bins"]);
+        if exe.to_string_lossy().contains("/release/") {
+            build.arg("--release");
+        }
+        let ok = build.status().map(|s| s.success()).unwrap_or(false);
+        if !ok || !path.is_file() {
+            return Err(format!("could not build {}", path.display()));
+        }
+    }
+    Ok(path)
+}
+
+/// Runs one child command and reads its report.
+fn in_child(variant: &str, args: &[String]) -> Result<Report, String> {
+    let (imp, mimalloc) = split_allocator(variant);
+    let mut full = vec!["child".to_string(), args[0].clone(), imp.to_string()];
+    full.extend(args[1..].iter().cloned());
+    let out = std::process::Command::new(child_binary(mimalloc)?)
+        .args(&full)
+        .output()
+        .map_err(|e| format!("cannot start a child: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "{variant}: child {} failed ({}): {}",
+            full[1..].join(" "),
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    serde_json::from_str(text.trim())
+        .map_err(|e| format!("child printed {text:?}: {e}"))
+}
+
+fn per_second(r: &Report) -> f64 {
+    r.messages as f64 / r.seconds
+}
+
+/// Experiment `throughput` (and `threads`): a case is `SToR_capC`.
+fn throughput_cell(
+    p: &Params,
+    case: &str,
+    variant: &str,
+    cpus: usize,
+) -> Result<Measurement, String> {
+    let (topology, cap) = case.split_once("_cap").ok_or("a throughput case")?;
+    let (s, r) = topology.split_once("to").ok_or("a topology")?;
+    let r = in_child(
+        variant,
+        &[
+            "throughput".into(),
+            s.into(),
+            r.into(),
+            cap.into(),
+            p.messages.to_string(),
+            p.workers.to_string(),
+            cpus.to_string(),
+        ],
+    )?;
+    let mut m = Measurement::new();
+    m.push("messages_per_s", "/s", per_second(&r));
+    Ok(m)
+}
+
+fn ping_pong_cell(p: &Params, variant: &str) -> Result<Measurement, String> {
+    let r = in_child(
+        variant,
+        &[
+            "pingpong".into(),
+            p.round_trips.to_string(),
+            p.workers.to_string(),
+            "0".into(),
+        ],
+    )?;
+    let mut m = Measurement::new();
+    m.push("round_trips_per_s", "/s", per_second(&r))
+        .push("rtt_p50", "ns", r.rtt_p50_ns)
+        .push("rtt_p99", "ns", r.rtt_p99_ns);
+    Ok(m)
+}
+
+fn select_cell(
+    p: &Params,
+    case: &str,
+    variant: &str,
+) -> Result<Measurement, String> {
+    let cap = case.strip_prefix("cap").ok_or("a select case")?;
+    let r = in_child(
+        variant,
+        &[
+            "select".into(),
+            cap.into(),
+            p.messages.to_string(),
+            p.workers.to_string(),
+            "0".into(),
+        ],
+    )?;
+    let mut m = Measurement::new();
+    m.push("messages_per_s", "/s", per_second(&r));
+    Ok(m)
+}
+
+fn cancel_cell(p: &Params, variant: &str) -> Result<Measurement, String> {
+    let n = p.messages.min(200_000);
+    let r = in_child(
+        variant,
+        &[
+            "cancel".into(),
+            n.to_string(),
+            p.workers.to_string(),
+            "0".into(),
+        ],
+    )?;
+    let mut m = Measurement::new();
+    m.push("lost", "count", r.lost as f64)
+        .push("cancelled", "count", r.cancelled as f64)
+        .push("received", "count", r.received as f64);
+    Ok(m)
+}
+
+/// Experiment `queue_depth`: a thread offers messages at a fixed rate for
+/// `run_ms` (open loop); a task takes `consumer_us` of CPU per message. At the end,
+/// how many are queued. Unbounded, the queue grows; bounded, a full channel turns
+/// the extra messages away (`try_send`), and they are counted.
+fn queue_depth_cell(
+    p: &Params,
+    run_ms: u64,
+    bounded: bool,
+) -> Result<Measurement, String> {
+    let rt = measure::runtime(p.workers)?;
+    let received = Arc::new(AtomicU64::new(0));
+    let n = (p.offered_per_s * run_ms as f64 / 1e3) as usize;
+    let arrivals = fixed_rate(p.offered_per_s, Duration::ZERO, n, ());
+    let work = Duration::from_micros(p.consumer_us);
+    let consume = |got: Arc<AtomicU64>| {
+        move |_: u64| {
+            spin_until(Instant::now() + work);
+            got.fetch_add(1, Ordering::Relaxed);
+        }
+    };
+    let (sent, refused) = if bounded {
+        let (tx, mut rx) = tokio::sync::mpsc::channel::<u64>(p.bounded_capacity);
+        let each = consume(received.clone());
+        rt.spawn(async move {
+            while let Some(v) = rx.recv().await {
+                each(v);
+            }
+        });
+        offer(&arrivals, |i| tx.try_send(i).is_ok())
+    } else {
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<u64>();
+        let each = consume(received.clone());
+        rt.spawn(async move {
+            while let Some(v) = rx.recv().await {
+                each(v);
+            }
+        });
+        offer(&arrivals, |i| tx.send(i).is_ok())
+    };
+    let queued = sent.saturating_sub(received.load(Ordering::Relaxed));
+    // Every message accepted is received before the runtime goes.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while received.load(Ordering::Relaxed) < sent && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let got = received.load(Ordering::Relaxed);
+    if got != sent {
+        return Err(format!("queue_depth: {sent} accepted, {got} received"));
+    }
+    let mut m = Measurement::new();
+    m.push("depth", "count", queued as f64).push(
+        "refused",
+        "count",
+        refused as f64,
+    );
+    Ok(m)
+}
+
+/// Offers the arrivals on schedule; (accepted, refused).
+fn offer(
+    arrivals: &[measure::loadgen::Arrival<()>],
+    mut send: impl FnMut(u64) -> bool,
+) -> (u64, u64) {
+    let (mut sent, mut refused, mut i) = (0u64, 0u64, 0u64);
+    OpenLoop::default().run(Instant::now(), arrivals, |_, _| {
+        if send(i) {
+            sent += 1;
+        } else {
+            refused += 1;
+        }
+        i += 1;
+    });
+    (sent, refused)
+}
+
+const CHAPTER: Chapter = Chapter {
+    name: "ch06-channels",
+    title: "Channels",
+    about: "Tokio's mpsc (one message per recv, and recv_many), kanal, async-channel \
+            and flume on a Tokio runtime, and crossbeam-channel on OS threads, each \
+            in a child process with the system allocator and with mimalloc: a \
+            million u64s from 1 sender to 1 receiver, 4 to 1 and 4 to 4 at \
+            capacities 1024 and 1, with a checksum; ping-pong round trips and their \
+            p50/p99; select over two channels; how many messages a receive \
+            cancelled by a competing select! branch loses; 1 to 1 on one CPU and on \
+            all of them; and the queue depth of a pipeline whose producer outruns \
+            its consumer, unbounded and bounded.",
+    full_run: "about three minutes",
+    listing_dir: env!("CARGO_MANIFEST_DIR"),
+    crates: &[
+        "tokio",
+        "kanal",
+        "async-channel",
+        "flume",
+        "crossbeam-channel",
+        "mimalloc",
+    ],
+    headline: &[
+        "messages_per_s",
+        "round_trips_per_s",
+        "rtt_p50",
+        "lost",
+        "depth",
+    ],
+    full_reps: 5,
+};
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("child") {
+        std::process::exit(ch06_channels::child::main(&args[2..]));
+    }
+    let mut h = Harness::start(CHAPTER);
+    let p =
+        Params::for_machine(h.cli().quick, h.cli().workers.unwrap_or(h.cores()));
+    h.params(&p);
+    let both_allocators: Vec<String> = IMPLS
+        .iter()
+        .flat_map(|i| [i.to_string(), format!("{i}_mimalloc")])
+        .collect();
+    let mut throughput_cells = Vec::new();
+    for &(s, r) in &p.topologies {
+        for cap in &p.capacities {
+            for v in &both_allocators {
+                if r > 1 && !multi_consumer(split_allocator(v).0) {
+                    continue; // no such channel: the table says so
+                }
+                throughput_cells.push(Cell::new(format!("{s}to{r}_cap{cap}"), v));
+            }
+        }
+    }
+    let cells = |cases: &[String], variants: &[&str]| -> Vec<Cell> {
+        cases
+            .iter()
+            .flat_map(|c| variants.iter().map(move |v| Cell::new(c, v)))
+            .collect()
+    };
+    let both: Vec<&str> = both_allocators.iter().map(String::as_str).collect();
+    let caps: Vec<String> =
+        p.capacities.iter().map(|c| format!("cap{c}")).collect();
+    let cpus: Vec<String> = p.thread_cpus.iter().map(|c| c.to_string()).collect();
+    let run_ms: Vec<String> =
+        p.depth_after_ms.iter().map(|t| t.to_string()).collect();
+    let p = &p;
+    h.run(vec![
+        Experiment::new("throughput", throughput_cells, |cell, _| {
+            throughput_cell(p, &cell.case, &cell.variant, 0)
+        })
+        .shaped_by(&["workers", "messages", "capacities", "topologies"]),
+        Experiment::new("ping_pong", cells(&["cap1".into()], &both), |cell, _| {
+            ping_pong_cell(p, &cell.variant)
+        })
+        .shaped_by(&["workers", "round_trips"]),
+        Experiment::new(
+            "select",
+            cells(
+                &caps,
+                &[
+                    "tokio_mpsc",
+                    "tokio_batch",
+                    "async_channel",
+                    "flume",
+                    "crossbeam",
+                ],
+            ),
+            |cell, _| select_cell(p, &cell.case, &cell.variant),
+        )
+        .shaped_by(&["workers", "messages", "capacities"]),
+        Experiment::new(
+            "cancel",
+            cells(
+                &["cap1".into()],
+                &["tokio_mpsc", "kanal", "async_channel", "flume"],
+            ),
+            |cell, _| cancel_cell(p, &cell.variant),
+        )
+        .shaped_by(&["workers", "messages"]),
+        Experiment::new("threads", cells(&cpus, &IMPLS), |cell, _| {
+            let n: usize =
+                cell.case.parse().map_err(|_| "a CPU count".to_string())?;
+            let mut q = Params::for_machine(false, n as u32);
+            q.messages = p.messages;
+            throughput_cell(&q, "1to1_cap1024", &cell.variant, n)
+        })
+        .shaped_by(&["messages", "thread_cpus"]),
+        Experiment::new(
+            "queue_depth",
+            cells(&run_ms, &["unbounded", "bounded"]),
+            |cell, _| {
+                let ms: u64 =
+                    cell.case.parse().map_err(|_| "a duration".to_string())?;
+                queue_depth_cell(p, ms, cell.variant == "bounded")
+            },
+        )
+        .shaped_by(&[
+            "workers",
+            "offered_per_s",
+            "consumer_us",
+            "bounded_capacity",
+            "depth_after_ms",
+        ]),
+    ]);
+}
