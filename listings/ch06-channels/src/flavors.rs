@@ -3,6 +3,7 @@
 
 use std::future::Future;
 
+// ANCHOR: flavor
 /// An async channel of `u64`s: how to make one, send, and receive.
 pub trait Flavor: 'static {
     type Tx: Clone + Send + Sync + 'static;
@@ -33,6 +34,7 @@ pub trait Flavor: 'static {
         None
     }
 }
+// ANCHOR_END: flavor
 
 /// `tokio::sync::mpsc`, one message per `recv`.
 pub struct TokioMpsc;
