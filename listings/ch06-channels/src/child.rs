@@ -25,6 +25,8 @@ pub struct Report {
     pub messages: u64,
     pub rtt_p50_ns: f64,
     pub rtt_p99_ns: f64,
+    /// The share of round trips over a microsecond.
+    pub rtt_over_1us: f64,
     pub received: u64,
     pub cancelled: u64,
     pub lost: u64,
@@ -94,6 +96,7 @@ fn rtt(
         messages: n,
         rtt_p50_ns: h.p50_ns(),
         rtt_p99_ns: h.p99_ns(),
+        rtt_over_1us: h.share_above(std::time::Duration::from_micros(1)),
         ..Report::default()
     }
 }

@@ -21,8 +21,9 @@ use std::time::{Duration, Instant};
 struct Params {
     /// Tokio workers: every core.
     workers: u32,
-    /// Messages per throughput, select and cancel cell.
+    /// Messages per throughput and select cell, and per cancel cell.
     messages: u64,
+    cancel_messages: u64,
     /// Channel capacities, as the source's.
     capacities: Vec<usize>,
     /// (senders, receivers), as the source's.
@@ -45,6 +46,7 @@ impl Params {
         Params {
             workers,
             messages: if quick { 20_000 } else { 1_000_000 },
+            cancel_messages: if quick { 20_000 } else { 200_000 },
             capacities: vec![1024, 1],
             topologies: vec![(1, 1), (4, 1), (4, 4)],
             round_trips: if quick { 5_000 } else { 100_000 },
@@ -52,7 +54,11 @@ impl Params {
             offered_per_s: 40_000.0,
             consumer_us: 50,
             bounded_capacity: 64,
-            depth_after_ms: if quick { vec![50] } else { vec![50, 100, 200] },
+            depth_after_ms: if quick {
+                vec![50]
+            } else {
+                vec![50, 100, 150, 200]
+            },
         }
     }
 }
@@ -174,7 +180,8 @@ fn ping_pong_cell(p: &Params, variant: &str) -> Result<Measurement, String> {
     let mut m = Measurement::new();
     m.push("round_trips_per_s", "/s", per_second(&r))
         .push("rtt_p50", "ns", r.rtt_p50_ns)
-        .push("rtt_p99", "ns", r.rtt_p99_ns);
+        .push("rtt_p99", "ns", r.rtt_p99_ns)
+        .push("rtt_over_1us", "%", r.rtt_over_1us * 100.0);
     Ok(m)
 }
 
@@ -200,7 +207,7 @@ fn select_cell(
 }
 
 fn cancel_cell(p: &Params, variant: &str) -> Result<Measurement, String> {
-    let n = p.messages.min(200_000);
+    let n = p.cancel_messages;
     let r = in_child(
         variant,
         &[
@@ -304,7 +311,7 @@ const CHAPTER: Chapter = Chapter {
             cancelled by a competing select! branch loses; 1 to 1 on one CPU and on \
             all of them; and the queue depth of a pipeline whose producer outruns \
             its consumer, unbounded and bounded.",
-    full_run: "about three minutes",
+    full_run: "about two minutes",
     listing_dir: env!("CARGO_MANIFEST_DIR"),
     crates: &[
         "tokio",
@@ -393,7 +400,7 @@ fn main() {
             ),
             |cell, _| cancel_cell(p, &cell.variant),
         )
-        .shaped_by(&["workers", "messages"]),
+        .shaped_by(&["workers", "cancel_messages"]),
         Experiment::new("threads", cells(&cpus, &IMPLS), |cell, _| {
             let n: usize =
                 cell.case.parse().map_err(|_| "a CPU count".to_string())?;

@@ -1,6 +1,7 @@
 //! The workloads, each ending with a check of what arrived.
 
 use ch06_channels::Flavor;
+use measure::checksum::mix;
 use measure::stats::LatencyHistogram;
 use std::time::{Duration, Instant};
 
@@ -11,9 +12,11 @@ pub struct Moved {
     pub messages: u64,
 }
 
-/// The sum of `0..n`, what the receivers of `n` messages must add up to.
+/// The digest of every message `0..n`: what the receivers, each adding up the
+/// digests (`mix`) of what they got, must arrive at. A lost message and a
+/// duplicated one do not cancel out.
 pub fn expected_sum(n: u64) -> u64 {
-    (n as u128 * n.saturating_sub(1) as u128 / 2) as u64
+    (0..n).map(mix).fold(0, u64::wrapping_add)
 }
 
 /// Sender `s` of `senders` sends every message `i` with `i % senders == s`.
@@ -44,7 +47,7 @@ pub async fn throughput<F: Flavor>(
                 let (mut sum, mut count, mut buf) = (0u64, 0u64, Vec::new());
                 while F::recv_into(&mut rx, &mut buf).await > 0 {
                     count += buf.len() as u64;
-                    sum = buf.drain(..).fold(sum, u64::wrapping_add);
+                    sum = buf.drain(..).map(mix).fold(sum, u64::wrapping_add);
                 }
                 (sum, count)
             })
@@ -97,7 +100,7 @@ pub fn throughput_crossbeam(
             let rx = rx.clone();
             std::thread::spawn(move || {
                 rx.iter()
-                    .fold((0u64, 0u64), |(s, c), v| (s.wrapping_add(v), c + 1))
+                    .fold((0u64, 0u64), |(s, c), v| (s.wrapping_add(mix(v)), c + 1))
             })
         })
         .collect();
@@ -205,11 +208,15 @@ pub async fn select_two<F: Flavor>(
         let (mut buf_a, mut buf_b) = (Vec::new(), Vec::new());
         while a_open || b_open {
             tokio::select! {
-                got = F::recv_into(&mut rx_a, &mut buf_a), if a_open => a_open = got > 0,
-                got = F::recv_into(&mut rx_b, &mut buf_b), if b_open => b_open = got > 0,
+                got = F::recv_into(&mut rx_a, &mut buf_a), if a_open => {
+                    a_open = got > 0;
+                }
+                got = F::recv_into(&mut rx_b, &mut buf_b), if b_open => {
+                    b_open = got > 0;
+                }
             }
             for v in buf_a.drain(..).chain(buf_b.drain(..)) {
-                sum = sum.wrapping_add(v);
+                sum = sum.wrapping_add(mix(v));
                 count += 1;
             }
         }
@@ -242,11 +249,11 @@ pub fn select_two_crossbeam(capacity: usize, n: u64) -> Result<Moved, String> {
         let never = crossbeam_channel::never();
         crossbeam_channel::select! {
             recv(a.as_ref().unwrap_or(&never)) -> v => match v {
-                Ok(v) => { sum = sum.wrapping_add(v); count += 1; }
+                Ok(v) => { sum = sum.wrapping_add(mix(v)); count += 1; }
                 Err(_) => a = None,
             },
             recv(b.as_ref().unwrap_or(&never)) -> v => match v {
-                Ok(v) => { sum = sum.wrapping_add(v); count += 1; }
+                Ok(v) => { sum = sum.wrapping_add(mix(v)); count += 1; }
                 Err(_) => b = None,
             },
         }
@@ -262,6 +269,7 @@ pub fn select_two_crossbeam(capacity: usize, n: u64) -> Result<Moved, String> {
 /// What a receiver that keeps cancelling its receives saw.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Cancelled {
+    /// Distinct messages received (each arrived once: checked).
     pub received: u64,
     pub cancelled: u64,
     pub lost: u64,
@@ -284,11 +292,14 @@ pub async fn cancelled_receives<F: Flavor>(n: u64) -> Result<Cancelled, String> 
         }
         sent
     });
-    let (mut seen, mut cancelled) = (vec![false; n as usize], 0u64);
+    let (mut seen, mut arrivals, mut cancelled) = (vec![false; n as usize], 0, 0);
     loop {
         tokio::select! {
             v = F::recv(&mut rx) => match v {
-                Some(v) => seen[v as usize] = true,
+                Some(v) => {
+                    seen[v as usize] = true;
+                    arrivals += 1;
+                }
                 None => break,
             },
             _ = tokio::task::yield_now() => cancelled += 1,
@@ -296,6 +307,11 @@ pub async fn cancelled_receives<F: Flavor>(n: u64) -> Result<Cancelled, String> 
     }
     let sent = sender.await.map_err(|e| e.to_string())?;
     let received = seen.iter().filter(|&&s| s).count() as u64;
+    if arrivals != received {
+        return Err(format!(
+            "{arrivals} arrivals of {received} distinct messages"
+        ));
+    }
     Ok(Cancelled {
         received,
         cancelled,
