@@ -1,4 +1,4 @@
-use super::Depth;
+use ch06_channels::exercise::Depth;
 use std::sync::Arc;
 use std::time::Duration;
 
