@@ -9,60 +9,14 @@ pub fn threads() -> Option<u64> {
     Some(std::fs::read_dir("/proc/self/task").ok()?.count() as u64)
 }
 
-/// The CPUs this machine has online, whatever this process may use.
-pub fn host_cpus() -> usize {
-    // SAFETY: sysconf has no preconditions.
-    let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
-    usize::try_from(n).unwrap_or(1).max(1)
-}
+pub use measure::affinity::host_cpus;
 
 /// `std::thread::available_parallelism()`, or 1.
 pub fn available_parallelism() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
-/// Restricts this thread, and the threads it starts afterwards, to the first `cpus`
-/// CPUs it may use now (what `taskset -c 0-1` does for a whole process).
-#[cfg(target_os = "linux")]
-pub fn pin_to_cpus(cpus: usize) -> Result<(), String> {
-    // SAFETY: cpu_set_t is plain data; the calls get its size and a valid pointer.
-    unsafe {
-        let mut allowed: libc::cpu_set_t = std::mem::zeroed();
-        if libc::sched_getaffinity(0, size_of::<libc::cpu_set_t>(), &mut allowed)
-            != 0
-        {
-            return Err(format!(
-                "sched_getaffinity: {}",
-                std::io::Error::last_os_error()
-            ));
-        }
-        let mut mask: libc::cpu_set_t = std::mem::zeroed();
-        let mut taken = 0;
-        for cpu in 0..libc::CPU_SETSIZE as usize {
-            if taken < cpus && libc::CPU_ISSET(cpu, &allowed) {
-                libc::CPU_SET(cpu, &mut mask);
-                taken += 1;
-            }
-        }
-        if taken < cpus {
-            return Err(format!(
-                "asked for {cpus} CPUs, this process may use {taken}"
-            ));
-        }
-        if libc::sched_setaffinity(0, size_of::<libc::cpu_set_t>(), &mask) != 0 {
-            return Err(format!(
-                "sched_setaffinity: {}",
-                std::io::Error::last_os_error()
-            ));
-        }
-    }
-    Ok(())
-}
-
-#[cfg(not(target_os = "linux"))]
-pub fn pin_to_cpus(_: usize) -> Result<(), String> {
-    Err("CPU affinity masks are set here on Linux only".into())
-}
+pub use measure::affinity::pin_to_cpus;
 
 /// A cgroup with a CPU quota, made for one child process and removed when dropped:
 /// cgroup v1 (`cpu.cfs_quota_us` under the `cpu` controller), or v2 (`cpu.max`)

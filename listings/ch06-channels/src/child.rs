@@ -10,12 +10,12 @@
 //! IMPL: tokio_mpsc, tokio_batch, kanal, async_channel, flume, crossbeam. CPUS 0
 //! leaves the mask alone.
 
-use crate::threads::pin_to_cpus;
 use crate::{
     AsyncChannel, Flume, Kanal, TokioBatch, TokioMpsc, cancelled_receives,
     ping_pong, ping_pong_crossbeam, select_two, select_two_crossbeam, throughput,
     throughput_crossbeam,
 };
+use measure::affinity::pin_to_cpus;
 use serde::{Deserialize, Serialize};
 
 /// What a child measured.

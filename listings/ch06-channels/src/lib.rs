@@ -13,7 +13,6 @@ extern crate self as ch06_channels;
 pub mod child;
 pub mod exercise;
 mod flavors;
-pub mod threads;
 mod workloads;
 
 pub use flavors::*;

@@ -7,7 +7,7 @@
 //! `cargo run -p ch06-channels -- --help` lists the flags.
 
 use ch06_channels::child::Report;
-use ch06_channels::threads::host_cpus;
+use measure::affinity::host_cpus;
 use measure::loadgen::{OpenLoop, fixed_rate, spin_until};
 use measure::{Cell, Chapter, Experiment, Harness, Measurement};
 use serde::Serialize;

@@ -7,6 +7,7 @@
 //! the book makes about a record ([`claims`]), the machine's noise ([`noise`]), the terminal
 //! report ([`report`]) and the run from command line to saved record ([`harness`]).
 
+pub mod affinity;
 pub mod checksum;
 pub mod claims;
 pub mod cli;

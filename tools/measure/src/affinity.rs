@@ -1,4 +1,5 @@
-//! Pinning a child process to its CPUs before any thread starts.
+//! CPUs: how many the machine has, and pinning a process to some of them before any
+//! thread starts (a child that measures on a given number of CPUs).
 
 /// The CPUs this machine has online.
 pub fn host_cpus() -> usize {
