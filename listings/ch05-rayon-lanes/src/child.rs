@@ -12,6 +12,7 @@ use ch05_rayon_lanes::budget::{
 };
 use ch05_rayon_lanes::panics::{PanicPolicy, burst_with_one_bad};
 use ch05_rayon_lanes::{Lane, Ticking, batch, offload};
+use measure::child::arg;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -58,16 +59,6 @@ pub fn main(args: &[String]) -> i32 {
 fn json(report: &impl Serialize) -> String {
     serde_json::to_string(report)
         .expect("a report of numbers and strings serialises")
-}
-
-fn arg<T: std::str::FromStr>(
-    args: &[String],
-    i: usize,
-    what: &str,
-) -> Result<T, String> {
-    args.get(i).and_then(|a| a.parse().ok()).ok_or_else(|| {
-        format!("child: argument {i} ({what}) missing or malformed in {args:?}")
-    })
 }
 
 /// `default` or a number.

@@ -16,6 +16,7 @@ use crate::{
     throughput_crossbeam,
 };
 use measure::affinity::pin_to_cpus;
+use measure::child::arg;
 use serde::{Deserialize, Serialize};
 
 /// What a child measured.
@@ -67,16 +68,6 @@ type Outcome = Result<Report, String>;
 enum Work {
     Async(std::pin::Pin<Box<dyn std::future::Future<Output = Outcome> + Send>>),
     Sync(Box<dyn FnOnce() -> Outcome + Send>),
-}
-
-fn arg<T: std::str::FromStr>(
-    args: &[String],
-    i: usize,
-    what: &str,
-) -> Result<T, String> {
-    args.get(i).and_then(|a| a.parse().ok()).ok_or_else(|| {
-        format!("argument {i} ({what}) missing or malformed in {args:?}")
-    })
 }
 
 fn moved(m: crate::Moved) -> Report {

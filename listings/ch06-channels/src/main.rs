@@ -87,32 +87,14 @@ fn split_allocator(variant: &str) -> (&str, bool) {
 }
 
 /// The child binaries: this program for the system allocator, `ch06-mimalloc` beside
-/// it for mimalloc (`cargo run` builds only this one, so build it if missing).
+/// it for mimalloc.
 fn child_binary(mimalloc: bool) -> Result<PathBuf, String> {
-    let exe = std::env::current_exe()
-        .map_err(|e| format!("cannot find this program: {e}"))?;
-    if !mimalloc {
-        return Ok(exe);
+    if mimalloc {
+        measure::child::sibling_binary("ch06-channels", "ch06-mimalloc")
+    } else {
+        std::env::current_exe()
+            .map_err(|e| format!("cannot find this program: {e}"))
     }
-    let path = exe.with_file_name("ch06-mimalloc");
-    if !path.is_file() {
-        let cargo = std::env::var("CARGO").map_err(|_| {
-            format!(
-                "{} is missing: build it with `cargo build -p ch06-channels --bins`",
-                path.display()
-            )
-        })?;
-        let mut build = std::process::Command::new(cargo);
-        build.args(["build", "-q", "-p", "ch06-channels", "--bins"]);
-        if exe.to_string_lossy().contains("/release/") {
-            build.arg("--release");
-        }
-        let ok = build.status().map(|s| s.success()).unwrap_or(false);
-        if !ok || !path.is_file() {
-            return Err(format!("could not build {}", path.display()));
-        }
-    }
-    Ok(path)
 }
 
 /// Runs one child command and reads its report.

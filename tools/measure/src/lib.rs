@@ -9,6 +9,7 @@
 
 pub mod affinity;
 pub mod checksum;
+pub mod child;
 pub mod claims;
 pub mod cli;
 pub mod harness;

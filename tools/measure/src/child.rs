@@ -1,0 +1,56 @@
+//! Measurements in a process of their own: a listing runs a child binary (itself, or
+//! a sibling built with another allocator) and reads the one JSON line it prints.
+
+use std::path::PathBuf;
+use std::str::FromStr;
+
+/// The binary `name` of `package`, beside the running program. `cargo run` builds
+/// only the program it runs, so build the package's binaries if `name` is missing
+/// and cargo is at hand (in the same profile).
+pub fn sibling_binary(package: &str, name: &str) -> Result<PathBuf, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
+    let path = exe.with_file_name(name);
+    if !path.is_file() {
+        let cargo = std::env::var("CARGO").map_err(|_| {
+            format!(
+                "{} is missing: build it with `cargo build -p {package} --bins`",
+                path.display()
+            )
+        })?;
+        let mut build = std::process::Command::new(cargo);
+        build.args(["build", "-q", "-p", package, "--bins"]);
+        if exe.to_string_lossy().contains("/release/") {
+            build.arg("--release");
+        }
+        let ok = build.status().map(|s| s.success()).unwrap_or(false);
+        if !ok || !path.is_file() {
+            return Err(format!("could not build {}", path.display()));
+        }
+    }
+    Ok(path)
+}
+
+/// Argument `i` of a child's command line, parsed, or an error naming it.
+pub fn arg<T: FromStr>(args: &[String], i: usize, what: &str) -> Result<T, String> {
+    args.get(i)
+        .and_then(|a| a.parse().ok())
+        .ok_or_else(|| format!("argument {i} ({what}) missing or malformed in {args:?}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_argument_is_parsed_or_named_in_the_error() {
+        let args: Vec<String> = ["7", "x"].iter().map(|s| s.to_string()).collect();
+        assert_eq!(arg::<u32>(&args, 0, "count"), Ok(7));
+        let bad = arg::<u32>(&args, 1, "count").unwrap_err();
+        assert!(bad.contains("argument 1 (count)"), "{bad}");
+        assert!(
+            arg::<u32>(&args, 2, "size")
+                .unwrap_err()
+                .contains("argument 2 (size)")
+        );
+    }
+}
