@@ -10,6 +10,7 @@ use ch03_spawns::child::Report;
 use ch03_spawns::{Split, work};
 use measure::{Cell, Chapter, Cli, Experiment, Harness, Measurement};
 use serde::Serialize;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -272,6 +273,31 @@ fn system_allocator() -> Option<String> {
     Some(text.lines().next()?.trim().to_string()).filter(|l| !l.is_empty())
 }
 
+/// The child binaries live beside this one; `cargo run` builds only this one, so build them if
+/// they are missing and cargo is at hand.
+fn child(name: &str) -> Result<PathBuf, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
+    let path = exe.with_file_name(name);
+    if !path.is_file() {
+        let cargo = std::env::var("CARGO").map_err(|_| {
+            format!(
+                "{} is missing: build it with `cargo build -p ch03-spawns --bins`",
+                path.display()
+            )
+        })?;
+        let mut build = std::process::Command::new(cargo);
+        build.args(["build", "-q", "-p", "ch03-spawns", "--bins"]);
+        if exe.to_string_lossy().contains("/release/") {
+            build.arg("--release");
+        }
+        let ok = build.status().map(|s| s.success()).unwrap_or(false);
+        if !ok || !path.is_file() {
+            return Err(format!("could not build {}", path.display()));
+        }
+    }
+    Ok(path)
+}
+
 /// A variant names what it measures, then `_mimalloc` if not on the system allocator
 /// (`handles_dropped_mimalloc`): (what, the child binary to run).
 fn split_allocator(variant: &str) -> (&str, String) {
@@ -283,7 +309,7 @@ fn split_allocator(variant: &str) -> (&str, String) {
 
 /// Runs one measurement in a fresh child process on `workers` workers and reads its report.
 fn in_child(binary: &str, workers: u32, args: &[&str]) -> Result<Report, String> {
-    let out = std::process::Command::new(measure::child::sibling_binary("ch03-spawns", binary)?)
+    let out = std::process::Command::new(child(binary)?)
         .arg(workers.to_string())
         .args(args)
         .output()
