@@ -22,6 +22,7 @@
 //! | `highest = a`, `among = [...]` | a | a is at or above every cell of `among` |
 //! | `ratio-to-lowest = a`, `among = [...]` | a ÷ the lowest of `among` | within `at-least` / `at-most` |
 //! | `spread = [...]` | largest ÷ smallest | within `at-most` |
+//! | `each = [...]` | the largest (or, with `at-least` only, the smallest) | every cell within the bounds |
 //!
 //! `stat = "median"` (the default) tests the medians; `stat = "every-repetition"` tests each
 //! repetition's values, paired by repetition (variants of one experiment interleave within a
@@ -59,6 +60,8 @@ pub enum Test {
     /// a ÷ the lowest of the others ("per-item spawning within 20% of the best chunking").
     RatioToLowest(CellRef, Vec<CellRef>, Bound),
     Spread(Vec<CellRef>, Bound),
+    /// Every cell within the bounds ("no errors in any scenario").
+    Each(Vec<CellRef>, Bound),
 }
 
 /// `at-least` and `at-most`, in the figure's unit (× for ratios and spreads).
@@ -99,6 +102,7 @@ struct RawClaim {
     ratio_to_lowest: Option<String>,
     among: Option<Vec<String>>,
     spread: Option<Vec<String>>,
+    each: Option<Vec<String>>,
     at_least: Option<toml::Value>,
     at_most: Option<toml::Value>,
     stat: Option<String>,
@@ -184,16 +188,26 @@ impl Claim {
             }
             tests.push(Test::Spread(cells(v)?, bound.clone()));
         }
+        if let Some(v) = &raw.each {
+            if v.is_empty() {
+                return Err("`each` needs one or more cells".into());
+            }
+            tests.push(Test::Each(cells(v)?, bound.clone()));
+        }
         if tests.len() != 1 {
             return Err(
-                "give exactly one of ratio, value, lowest, highest, ratio-to-lowest, spread (see tools/measure/src/claims.rs)"
+                "give exactly one of ratio, value, lowest, highest, ratio-to-lowest, spread, each (see tools/measure/src/claims.rs)"
                     .into(),
             );
         }
         let test = tests.pop().expect("one test");
         let bounded = matches!(
             test,
-            Test::Ratio(..) | Test::Value(..) | Test::Spread(..) | Test::RatioToLowest(..)
+            Test::Ratio(..)
+                | Test::Value(..)
+                | Test::Spread(..)
+                | Test::RatioToLowest(..)
+                | Test::Each(..)
         );
         if bounded && bound == Bound::default() {
             return Err("needs `at-least` or `at-most`".into());
@@ -234,7 +248,7 @@ impl Claim {
             Test::Lowest(a, among) | Test::Highest(a, among) | Test::RatioToLowest(a, among, _) => {
                 std::iter::once(a).chain(among).collect()
             }
-            Test::Spread(cells, _) => cells.iter().collect(),
+            Test::Spread(cells, _) | Test::Each(cells, _) => cells.iter().collect(),
         }
     }
 
@@ -344,6 +358,16 @@ impl Claim {
                 let r = hi / lo;
                 (format!("{}×", sig3(r)), bound.holds(r))
             }
+            Test::Each(_, bound) => {
+                let worst = if bound.at_most.is_some() {
+                    (0..v.len()).max_by(|&i, &j| in_seconds(i).total_cmp(&in_seconds(j)))
+                } else {
+                    (0..v.len()).min_by(|&i, &j| in_seconds(i).total_cmp(&in_seconds(j)))
+                };
+                let worst = worst.expect("one or more cells");
+                let ok = (0..v.len()).all(|i| bound.holds_in(v[i], units[i]));
+                (format_value(v[worst], units[worst]), ok)
+            }
         })
     }
 
@@ -390,6 +414,7 @@ impl Claim {
                 format!("{} the lowest of {}", times(b), among.len())
             }
             Test::Value(_, b) => unit_of_value(b),
+            Test::Each(cells, b) => format!("{} in each of {}", unit_of_value(b), cells.len()),
             Test::Lowest(_, among) => format!("lowest of {}", among.len() + 1),
             Test::Highest(_, among) => format!("highest of {}", among.len() + 1),
         };
@@ -598,6 +623,13 @@ id = "idle-alike"
 says = "with no heavy jobs, both within 2× of each other"
 spread = ["blocking/0/inline/p99", "blocking/0/fix/p99"]
 at-most = 2
+
+[[claim]]
+id = "fix-under-1ms-everywhere"
+says = "the fix's p99 stays under 1 ms at every burst, in every repetition"
+each = ["blocking/0/fix/p99", "blocking/1/fix/p99"]
+at-most = "1 ms"
+stat = "every-repetition"
 "#;
 
     /// workers = 1; inline and fix p99 (ns) at bursts 0 and 1, three repetitions each.
@@ -636,6 +668,9 @@ at-most = 2
         assert_eq!(claims.get("fix-fast").unwrap().check(&rec).figure, "150 µs");
         let near = claims.get("inline-near-best").unwrap().check(&rec);
         assert_eq!(near.summary(), "1.05× (claim: ≤ 1.3× the lowest of 2)");
+        let each = claims.get("fix-under-1ms-everywhere").unwrap().check(&rec);
+        assert_eq!(each.figure, "150 µs", "the worst cell's median");
+        assert_eq!(each.bound, "≤ 1 ms in each of 2, in every repetition");
     }
 
     #[test]
@@ -652,6 +687,9 @@ at-most = 2
         );
         let lowest = claims.get("fix-lowest").unwrap().check(&rec);
         assert_eq!(lowest.repetitions, Some((2, 3)));
+        let each = claims.get("fix-under-1ms-everywhere").unwrap().check(&rec);
+        assert_eq!(each.verdict, Verdict::NotHeld);
+        assert_eq!(each.repetitions, Some((0, 3)));
         assert_eq!(lowest.verdict, Verdict::NotHeld);
         // The fix's p99 at burst 1 is now 1.4 ms, the lowest of the two still 95 µs at burst 0.
         let near = claims.get("inline-near-best").unwrap().check(&rec);

@@ -75,6 +75,10 @@ impl LatencyHistogram {
         self.hist.value_at_quantile(quantile) as f64
     }
 
+    pub fn mean_ns(&self) -> f64 {
+        self.hist.mean()
+    }
+
     pub fn p50_ns(&self) -> f64 {
         self.quantile_ns(0.50)
     }

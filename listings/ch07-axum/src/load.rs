@@ -1,0 +1,399 @@
+//! The load generator: HTTP/1.1 over keep-alive connections to 127.0.0.1.
+//!
+//! `open_loop` sends requests at a constant rate from a schedule fixed before the
+//! run (measure's `OpenLoop` thread), hands each scheduled time to whichever
+//! connection is free, and measures latency from the scheduled time: a stalled
+//! server cannot hide its queue (no coordinated omission). `busy` keeps clients
+//! sending back to back, as background load. Every answer is checked; every
+//! non-2xx status and transport error is counted by kind.
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::client::conn::http1::SendRequest;
+use hyper::{Method, StatusCode, header};
+use hyper_util::rt::TokioIo;
+use measure::loadgen::{GeneratorReport, OpenLoop, fixed_rate};
+use measure::stats::LatencyHistogram;
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+use tokio::net::TcpStream;
+use tokio::task::JoinHandle;
+
+/// How long the generator waits for one answer before it counts a timeout.
+pub const CLIENT_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// One request, and what a correct answer looks like.
+#[derive(Clone, Debug)]
+pub struct Request {
+    pub method: Method,
+    pub path: String,
+    pub body: Bytes,
+    pub expect: Expect,
+    /// `{n}` in the path becomes 0, 1, 2, … below this, in turn per connection.
+    pub spread: u32,
+}
+
+/// The check on every 2xx answer's body: the workload's checksum.
+#[derive(Clone, Debug)]
+pub enum Expect {
+    /// Exactly these bytes.
+    Body(Bytes),
+    /// A decimal number and a newline (a view count).
+    Count,
+}
+
+impl Request {
+    pub fn get(path: &str, expect: Expect) -> Request {
+        Request {
+            method: Method::GET,
+            path: path.into(),
+            body: Bytes::new(),
+            expect,
+            spread: 1,
+        }
+    }
+
+    pub fn post(path: &str, body: impl Into<Bytes>, expect: Expect) -> Request {
+        Request {
+            method: Method::POST,
+            path: path.into(),
+            body: body.into(),
+            expect,
+            spread: 1,
+        }
+    }
+
+    /// The same request with `{n}` in its path taking `n` values in turn.
+    pub fn spread_over(mut self, n: u32) -> Request {
+        self.spread = n.max(1);
+        self
+    }
+
+    fn check(&self, body: &Bytes) -> Result<(), String> {
+        let ok = match &self.expect {
+            Expect::Body(b) => b == body,
+            Expect::Count => std::str::from_utf8(body)
+                .ok()
+                .and_then(|s| s.strip_suffix('\n'))
+                .is_some_and(|n| n.parse::<u64>().is_ok()),
+        };
+        if ok {
+            Ok(())
+        } else {
+            let shown = String::from_utf8_lossy(&body[..body.len().min(80)]);
+            Err(format!(
+                "{} {}: wrong answer ({} bytes: {shown:?})",
+                self.method,
+                self.path,
+                body.len()
+            ))
+        }
+    }
+}
+
+/// Unexpected answers, by kind.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Errors {
+    /// Non-2xx answers, by status code.
+    pub status: BTreeMap<u16, u64>,
+    /// Connections refused or broken, requests that could not be sent.
+    pub transport: u64,
+    /// No answer within `CLIENT_TIMEOUT`.
+    pub timeout: u64,
+}
+
+impl Errors {
+    pub fn statuses(&self) -> u64 {
+        self.status.values().sum()
+    }
+
+    pub fn total(&self) -> u64 {
+        self.statuses() + self.transport + self.timeout
+    }
+
+    pub fn add(&mut self, other: &Errors) {
+        for (code, n) in &other.status {
+            *self.status.entry(*code).or_default() += n;
+        }
+        self.transport += other.transport;
+        self.timeout += other.timeout;
+    }
+
+    /// `none`, or every kind seen: `503 ×12, transport ×1`.
+    pub fn describe(&self) -> String {
+        let mut parts: Vec<String> = self
+            .status
+            .iter()
+            .map(|(c, n)| format!("{c} ×{n}"))
+            .collect();
+        if self.transport > 0 {
+            parts.push(format!("transport ×{}", self.transport));
+        }
+        if self.timeout > 0 {
+            parts.push(format!("timeout ×{}", self.timeout));
+        }
+        if parts.is_empty() {
+            "none".into()
+        } else {
+            parts.join(", ")
+        }
+    }
+}
+
+/// What one client (or all of them, merged) saw.
+#[derive(Debug, Default)]
+pub struct Tally {
+    /// From the scheduled time (open loop), or from the send (busy clients).
+    pub latency: LatencyHistogram,
+    pub ok: u64,
+    pub errors: Errors,
+    /// The first wrong answer: the run is an error.
+    pub wrong: Option<String>,
+}
+
+impl Tally {
+    fn merge(&mut self, other: Tally) {
+        self.latency.merge(&other.latency);
+        self.ok += other.ok;
+        self.errors.add(&other.errors);
+        self.wrong = self.wrong.take().or(other.wrong);
+    }
+
+    /// The run's checksum: every 2xx answer was right.
+    pub fn checked(self) -> Result<Tally, String> {
+        match self.wrong {
+            Some(w) => Err(w),
+            None => Ok(self),
+        }
+    }
+}
+
+/// An open-loop run's tally and the generator's own report (its timing error).
+pub struct OpenLoopRun {
+    pub tally: Tally,
+    pub generator: GeneratorReport,
+}
+
+/// The generator's runtime: one worker thread for every connection's task.
+pub struct Generator {
+    rt: tokio::runtime::Runtime,
+    addr: SocketAddr,
+}
+
+impl Generator {
+    pub fn new(addr: SocketAddr) -> Result<Generator, String> {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .map_err(|e| format!("cannot start the generator's runtime: {e}"))?;
+        Ok(Generator { rt, addr })
+    }
+
+    // ANCHOR: open_loop
+    /// `rate` requests a second for `length`, over `connections` keep-alive
+    /// connections; latency from each request's scheduled time.
+    pub fn open_loop(
+        &self,
+        request: &Request,
+        rate: f64,
+        length: Duration,
+        connections: usize,
+    ) -> Result<OpenLoopRun, String> {
+        let (due, todo) = async_channel::unbounded::<Instant>();
+        let clients: Vec<JoinHandle<Tally>> = (0..connections)
+            .map(|_| {
+                let (todo, request, addr) =
+                    (todo.clone(), request.clone(), self.addr);
+                self.rt.spawn(async move {
+                    let mut conn = Connection::new(addr);
+                    let mut tally = Tally::default();
+                    while let Ok(scheduled) = todo.recv().await {
+                        let answer = conn.call(&request).await;
+                        tally.count(&request, answer, scheduled.elapsed());
+                    }
+                    tally
+                })
+            })
+            .collect();
+        let n = (rate * length.as_secs_f64()).round() as usize;
+        let arrivals = fixed_rate(rate, Duration::ZERO, n, ());
+        let start = Instant::now() + Duration::from_millis(20);
+        let generator = OpenLoop::default().run(start, &arrivals, |_, at| {
+            let _ = due.try_send(at);
+        });
+        due.close();
+        let mut tally = Tally::default();
+        for client in clients {
+            tally.merge(self.rt.block_on(client).map_err(|e| e.to_string())?);
+        }
+        Ok(OpenLoopRun {
+            tally: tally.checked()?,
+            generator,
+        })
+    }
+    // ANCHOR_END: open_loop
+
+    /// `clients` connections sending `request` back to back until `Busy::stop`.
+    pub fn busy(&self, request: &Request, clients: usize) -> Busy {
+        let stop = Arc::new(AtomicBool::new(false));
+        let tasks = (0..clients)
+            .map(|_| {
+                let (stop, request, addr) =
+                    (stop.clone(), request.clone(), self.addr);
+                self.rt.spawn(async move {
+                    let mut conn = Connection::new(addr);
+                    let mut tally = Tally::default();
+                    while !stop.load(Ordering::Relaxed) {
+                        let sent = Instant::now();
+                        let answer = conn.call(&request).await;
+                        tally.count(&request, answer, sent.elapsed());
+                    }
+                    tally
+                })
+            })
+            .collect();
+        Busy {
+            stop,
+            tasks,
+            started: Instant::now(),
+        }
+    }
+
+    /// Waits for background clients to stop; their tally and how long they ran.
+    pub fn finish(&self, busy: Busy) -> Result<(Tally, Duration), String> {
+        busy.stop.store(true, Ordering::Relaxed);
+        let mut tally = Tally::default();
+        for task in busy.tasks {
+            tally.merge(self.rt.block_on(task).map_err(|e| e.to_string())?);
+        }
+        Ok((tally.checked()?, busy.started.elapsed()))
+    }
+
+    /// One request, answered 2xx, its body.
+    pub fn fetch(&self, request: &Request) -> Result<Bytes, String> {
+        let mut conn = Connection::new(self.addr);
+        self.rt.block_on(async {
+            match conn.call(request).await {
+                Answer::Body(status, body) if status.is_success() => Ok(body),
+                Answer::Body(status, body) => Err(format!(
+                    "{} {}: {status} {}",
+                    request.method,
+                    request.path,
+                    String::from_utf8_lossy(&body)
+                )),
+                Answer::Transport(e) => Err(format!("{}: {e}", request.path)),
+                Answer::Timeout => Err(format!("{}: no answer", request.path)),
+            }
+        })
+    }
+}
+
+/// Background clients, running.
+pub struct Busy {
+    stop: Arc<AtomicBool>,
+    tasks: Vec<JoinHandle<Tally>>,
+    started: Instant,
+}
+
+/// What one call got.
+enum Answer {
+    Body(StatusCode, Bytes),
+    Transport(String),
+    Timeout,
+}
+
+impl Tally {
+    fn count(&mut self, request: &Request, answer: Answer, latency: Duration) {
+        match answer {
+            Answer::Body(status, body) if status.is_success() => {
+                self.ok += 1;
+                self.latency.record(latency);
+                if let Err(wrong) = request.check(&body) {
+                    self.wrong.get_or_insert(wrong);
+                }
+            }
+            Answer::Body(status, _) => {
+                *self.errors.status.entry(status.as_u16()).or_default() += 1
+            }
+            Answer::Transport(_) => self.errors.transport += 1,
+            Answer::Timeout => self.errors.timeout += 1,
+        }
+    }
+}
+
+/// A keep-alive HTTP/1.1 connection, opened on first use and again after an error.
+struct Connection {
+    addr: SocketAddr,
+    open: Option<SendRequest<Full<Bytes>>>,
+    /// Requests sent so far: `{n}` in a path.
+    sent: u32,
+}
+
+impl Connection {
+    fn new(addr: SocketAddr) -> Connection {
+        Connection {
+            addr,
+            open: None,
+            sent: fastrand::u32(..),
+        }
+    }
+
+    async fn call(&mut self, request: &Request) -> Answer {
+        match tokio::time::timeout(CLIENT_TIMEOUT, self.try_call(request)).await {
+            Ok(Ok(answer)) => answer,
+            Ok(Err(e)) => {
+                self.open = None;
+                Answer::Transport(e)
+            }
+            Err(_) => {
+                self.open = None;
+                Answer::Timeout
+            }
+        }
+    }
+
+    fn path(&mut self, request: &Request) -> String {
+        self.sent = self.sent.wrapping_add(1);
+        let n = self.sent % request.spread;
+        request.path.replace("{n}", &n.to_string())
+    }
+
+    async fn try_call(&mut self, request: &Request) -> Result<Answer, String> {
+        if self.open.as_ref().is_none_or(|s| s.is_closed()) {
+            self.open = Some(connect(self.addr).await?);
+        }
+        let path = self.path(request);
+        let send = self.open.as_mut().expect("opened above");
+        send.ready().await.map_err(|e| e.to_string())?;
+        let req = hyper::Request::builder()
+            .method(request.method.clone())
+            .uri(path)
+            .header(header::HOST, self.addr.to_string())
+            .body(Full::new(request.body.clone()))
+            .map_err(|e| e.to_string())?;
+        let response = send.send_request(req).await.map_err(|e| e.to_string())?;
+        let status = response.status();
+        let body = response
+            .into_body()
+            .collect()
+            .await
+            .map_err(|e| e.to_string())?
+            .to_bytes();
+        Ok(Answer::Body(status, body))
+    }
+}
+
+async fn connect(addr: SocketAddr) -> Result<SendRequest<Full<Bytes>>, String> {
+    let stream = TcpStream::connect(addr).await.map_err(|e| e.to_string())?;
+    stream.set_nodelay(true).map_err(|e| e.to_string())?;
+    let (send, connection) =
+        hyper::client::conn::http1::handshake(TokioIo::new(stream))
+            .await
+            .map_err(|e| e.to_string())?;
+    tokio::spawn(connection);
+    Ok(send)
+}
