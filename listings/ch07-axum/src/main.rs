@@ -434,7 +434,8 @@ const PROFILES: [(&str, &str); 2] = [
 ];
 // ANCHOR_END: profiles
 
-/// This program built with `profile`, built now if it is missing.
+/// This program built with `profile`: built (or brought up to date) now when cargo
+/// runs this program, else as found.
 fn profile_binary(profile: &str) -> Result<PathBuf, String> {
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let target = exe
@@ -442,17 +443,16 @@ fn profile_binary(profile: &str) -> Result<PathBuf, String> {
         .and_then(Path::parent)
         .ok_or("cannot find the target folder")?;
     let path = target.join(profile).join("ch07-axum");
-    if path.is_file() {
-        return Ok(path);
-    }
-    let cargo = std::env::var("CARGO").map_err(|_| {
-        format!(
+    let Ok(cargo) = std::env::var("CARGO") else {
+        return Some(path.clone()).filter(|p| p.is_file()).ok_or(format!(
             "{} is missing: build it with `cargo build -p ch07-axum --bin ch07-axum \
              --profile {profile}`",
             path.display()
-        )
-    })?;
-    eprintln!("building ch07-axum with --profile {profile} (once; a few minutes)");
+        ));
+    };
+    if !path.is_file() {
+        eprintln!("building ch07-axum with --profile {profile} (once; a few minutes)");
+    }
     let ok = Command::new(cargo)
         .args(["build", "-q", "-p", "ch07-axum", "--bin", "ch07-axum"])
         .args(["--profile", profile])
