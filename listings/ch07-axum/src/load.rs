@@ -43,6 +43,8 @@ pub enum Expect {
     Body(Bytes),
     /// A decimal number and a newline (a view count).
     Count,
+    /// Anything (a flamegraph).
+    Any,
 }
 
 impl Request {
@@ -79,6 +81,7 @@ impl Request {
                 .ok()
                 .and_then(|s| s.strip_suffix('\n'))
                 .is_some_and(|n| n.parse::<u64>().is_ok()),
+            Expect::Any => true,
         };
         if ok {
             Ok(())

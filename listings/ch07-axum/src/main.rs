@@ -451,7 +451,9 @@ fn profile_binary(profile: &str) -> Result<PathBuf, String> {
         ));
     };
     if !path.is_file() {
-        eprintln!("building ch07-axum with --profile {profile} (once; a few minutes)");
+        eprintln!(
+            "building ch07-axum with --profile {profile} (once; a few minutes)"
+        );
     }
     let ok = Command::new(cargo)
         .args(["build", "-q", "-p", "ch07-axum", "--bin", "ch07-axum"])
