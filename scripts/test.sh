@@ -79,6 +79,10 @@ step "cargo fmt --check" cargo fmt --all -- --check
 step "cargo clippy -D warnings" cargo clippy --workspace --all-targets -- -D warnings
 step "cargo test" cargo test --workspace
 step "exercise starting points fail their tests" exercise_starts_fail
+# Chapter 7's tokio-console setup needs Tokio's unstable API: built here (in a target folder of its
+# own, so the flags do not rebuild everything else), never run.
+step "tokio-console build (ch07, --cfg tokio_unstable)" env RUSTFLAGS="--cfg tokio_unstable" \
+    cargo check -q -p ch07-axum --features console --target-dir target/console
 step "listings in quick mode" quick_listings
 step "book build (includes, anchors, links)" cargo run -q -p book -- build
 step "book test (every code block)" cargo run -q -p book -- test
