@@ -151,6 +151,9 @@ impl Errors {
 pub struct Tally {
     /// From the scheduled time (open loop), or from the send (busy clients).
     pub latency: LatencyHistogram,
+    /// Open loop: from the scheduled time until a connection took the request (the
+    /// generator's own queue, when every connection is busy).
+    pub waited: LatencyHistogram,
     pub ok: u64,
     pub errors: Errors,
     /// The first wrong answer: the run is an error.
@@ -160,6 +163,7 @@ pub struct Tally {
 impl Tally {
     fn merge(&mut self, other: Tally) {
         self.latency.merge(&other.latency);
+        self.waited.merge(&other.waited);
         self.ok += other.ok;
         self.errors.add(&other.errors);
         self.wrong = self.wrong.take().or(other.wrong);
@@ -180,7 +184,20 @@ pub struct OpenLoopRun {
     pub generator: GeneratorReport,
 }
 
-/// The generator's runtime: one worker thread for every connection's task.
+impl OpenLoopRun {
+    /// Two runs, one after the other, as one.
+    pub fn and(mut self, next: OpenLoopRun) -> OpenLoopRun {
+        self.tally.merge(next.tally);
+        let g = &mut self.generator;
+        g.timing_error.merge(&next.generator.timing_error);
+        g.cpu += next.generator.cpu;
+        g.wall += next.generator.wall;
+        g.sent += next.generator.sent;
+        self
+    }
+}
+
+/// The generator's runtime: a single worker thread runs every connection's task.
 pub struct Generator {
     rt: tokio::runtime::Runtime,
     addr: SocketAddr,
@@ -198,7 +215,9 @@ impl Generator {
 
     // ANCHOR: open_loop
     /// `rate` requests a second for `length`, over `connections` keep-alive
-    /// connections; latency from each request's scheduled time.
+    /// connections (at most that many requests in flight: a request that finds
+    /// them all busy waits, and its latency counts the wait); latency from each
+    /// request's scheduled time.
     pub fn open_loop(
         &self,
         request: &Request,
@@ -215,6 +234,7 @@ impl Generator {
                     let mut conn = Connection::new(addr);
                     let mut tally = Tally::default();
                     while let Ok(scheduled) = todo.recv().await {
+                        tally.waited.record(scheduled.elapsed());
                         let answer = conn.call(&request).await;
                         tally.count(&request, answer, scheduled.elapsed());
                     }

@@ -1,6 +1,7 @@
 //! An on-demand CPU profile: `GET /debug/pprof/flamegraph?seconds=N` on the
-//! internal port samples every thread of the process at 99 Hz for N seconds
-//! (pprof's SIGPROF timer) and answers with an SVG flamegraph.
+//! internal port arms pprof's process-wide SIGPROF timer for N seconds (it fires
+//! after every 1/99 s of CPU time the process uses, and records the stack of the
+//! thread it interrupts) and answers with an SVG flamegraph.
 
 use axum::extract::Query;
 use axum::http::{StatusCode, header};
@@ -28,7 +29,7 @@ pub async fn flamegraph(
         Some(svg) => {
             Ok(([(header::CONTENT_TYPE, "image/svg+xml")], svg).into_response())
         }
-        // An idle process: no thread was on a CPU when the timer fired.
+        // An idle process: the timer counts CPU time, and none was used.
         None => Ok(StatusCode::NO_CONTENT.into_response()),
     }
 }

@@ -144,12 +144,15 @@ async fn hash_offloaded(
     State(state): State<AppState>,
     password: String,
 ) -> Result<String, Response> {
-    let _permit =
-        ch07_axum::shed::permit_or_503(&state.hash_permits, state.queue_timeout)
-            .await?;
+    let permits = state.hash_permits.clone();
+    let permit =
+        ch07_axum::shed::permit_or_503(permits, state.queue_timeout).await?;
     // spawn_blocking's thread does not inherit the request's span: carry it.
     let request = Span::current();
     tokio::task::spawn_blocking(move || {
+        // The permit goes with the hash: if the request is dropped (its deadline,
+        // its client gone), the hash runs on and still counts against the bound.
+        let _permit = permit;
         let _span = info_span!(parent: &request, "argon2_hash").entered();
         hash(&password)
     })
@@ -214,7 +217,6 @@ async fn books(Query(page): Query<Page>) -> Result<Response, (StatusCode, String
 }
 // ANCHOR_END: books
 
-// ANCHOR: counters
 /// Which counters the service keeps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CounterKind {
@@ -233,6 +235,7 @@ impl std::str::FromStr for CounterKind {
     }
 }
 
+// ANCHOR: counters
 /// Per-book view counters.
 pub trait Counters: Send + Sync {
     /// Counts one view of `book`; its views so far.

@@ -2,17 +2,18 @@
 
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
+use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::{Semaphore, SemaphorePermit};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 // ANCHOR: start
 /// One of the hash permits, however long it takes to get one.
 pub async fn permit_or_503(
-    permits: &Semaphore,
+    permits: Arc<Semaphore>,
     _queue_timeout: Duration,
-) -> Result<SemaphorePermit<'_>, Response> {
+) -> Result<OwnedSemaphorePermit, Response> {
     permits
-        .acquire()
+        .acquire_owned()
         .await
         .map_err(|_closed| StatusCode::SERVICE_UNAVAILABLE.into_response())
 }
