@@ -299,6 +299,14 @@ impl Data {
         self.warnings.borrow().iter().cloned().collect()
     }
 
+    /// The machines with records under `data/`: every folder but the published figures'.
+    pub fn measured_machines(&self) -> Vec<String> {
+        self.available(&self.root.join("data"), false)
+            .into_iter()
+            .filter(|m| !m.starts_with("published"))
+            .collect()
+    }
+
     /// Loads `data/<machine>/<name>.json`.
     pub fn record(&self, machine: &str, name: &str) -> Result<Rc<Record>, String> {
         let path = record::record_path(&self.root, machine, name);

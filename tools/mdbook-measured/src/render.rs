@@ -38,8 +38,9 @@ pub fn render(data: &Data, d: &Directive) -> Result<String, String> {
             ))
         }
         "machines" => machines(data, d),
+        "class" => class(data, d),
         other => Err(format!(
-            "unknown kind `{other}` (table, chart, value, ratio, claim, param, machine, machines, provenance, versions)"
+            "unknown kind `{other}` (table, chart, value, ratio, claim, param, machine, machines, class, provenance, versions)"
         )),
     }
 }
@@ -748,6 +749,113 @@ fn machines(data: &Data, d: &Directive) -> Result<String, String> {
         ));
     }
     html.push_str("</tbody></table>\n");
+    Ok(html)
+}
+
+/// Every machine under `data/` side by side (a class's hand-in, the book's own machines): who
+/// they are, then for each chapter each claim's figure on each machine, and whether it held.
+fn class(data: &Data, d: &Directive) -> Result<String, String> {
+    d.check_keys(&["records"])?;
+    let records: Vec<&str> = d
+        .get("records")
+        .ok_or("name the chapters' records: records=ch01-blocking,ch02-mutexes")?
+        .split(',')
+        .collect();
+    let machines = data.measured_machines();
+    if machines.is_empty() {
+        return Err("no machine folders under data/".into());
+    }
+    let mut html = String::from(
+        "<div class=\"measure-scroll\"><table class=\"measure machines\"><thead><tr><th>machine</th><th>CPU</th><th>chapters</th><th>noise (median, of a core)</th></tr></thead><tbody>",
+    );
+    for machine in &machines {
+        let recs: Vec<_> = records
+            .iter()
+            .filter_map(|r| data.record(machine, r).ok())
+            .collect();
+        let Some(first) = recs.first() else {
+            continue;
+        };
+        let noise: Vec<f64> = recs
+            .iter()
+            .filter_map(|r| record_noise(r).map(|n| n.0))
+            .collect();
+        let noise = measure::Summary::of(&noise)
+            .map_or("not recorded".into(), |s| format_plain(s.median, "%"));
+        let m = &first.machine;
+        html.push_str(&format!(
+            "<tr><td><code>{}</code></td><td>{}, {} CPUs</td><td>{}</td><td>{}</td></tr>",
+            esc(machine),
+            esc(&m.cpu_model),
+            m.available_parallelism,
+            recs.len(),
+            esc(&noise)
+        ));
+    }
+    html.push_str("</tbody></table></div>\n");
+    for record in &records {
+        let claims = data.claims(record)?;
+        let present: Vec<(&String, Result<std::rc::Rc<Record>, String>)> = machines
+            .iter()
+            .map(|m| (m, data.record(m, record)))
+            .filter(|(_, r)| !matches!(r, Err(e) if e.starts_with("no record")))
+            .collect();
+        if present.is_empty() {
+            continue;
+        }
+        let title = present
+            .iter()
+            .find_map(|(_, r)| r.as_ref().ok().map(|r| r.title.clone()))
+            .unwrap_or_else(|| record.to_string());
+        html.push_str(&format!(
+            "<div class=\"measure-scroll\"><table class=\"measure class\"><caption>{} (<code>{}</code>): each claim on each machine</caption><thead><tr><th>claim</th>",
+            esc(&title),
+            esc(record)
+        ));
+        for (machine, _) in &present {
+            html.push_str(&format!("<th><code>{}</code></th>", esc(machine)));
+        }
+        html.push_str("</tr></thead><tbody>");
+        for claim in &claims.claims {
+            html.push_str(&format!(
+                "<tr><td title=\"{}\"><code>{}</code>{}</td>",
+                esc(&claim.says),
+                esc(&claim.id),
+                if claim.quiet { " (quiet)" } else { "" }
+            ));
+            for (machine, rec) in &present {
+                let cell = match rec {
+                    Err(e) => format!(
+                        "<span class=\"measure-na\" title=\"{}\">unreadable</span>",
+                        esc(e)
+                    ),
+                    Ok(rec) => {
+                        let o = claim.check(rec);
+                        let title = format!("{} on {machine}: {}", claim.id, o.summary());
+                        match o.verdict {
+                            Verdict::Held => format!(
+                                "<span class=\"claim held\" title=\"{}\">{} ✓</span>",
+                                esc(&title),
+                                esc(&o.figure)
+                            ),
+                            Verdict::NotHeld => format!(
+                                "<span class=\"claim not-held\" title=\"{}\">{} ✗</span>",
+                                esc(&title),
+                                esc(&o.figure)
+                            ),
+                            Verdict::Missing(_) => format!(
+                                "<span class=\"measure-na\" title=\"{}\">n/a</span>",
+                                esc(&title)
+                            ),
+                        }
+                    }
+                };
+                html.push_str(&format!("<td>{cell}</td>"));
+            }
+            html.push_str("</tr>");
+        }
+        html.push_str("</tbody></table></div>\n");
+    }
     Ok(html)
 }
 

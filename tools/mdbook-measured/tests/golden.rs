@@ -213,3 +213,32 @@ fn corrupt_and_other_schema_records_name_the_file() {
         "{e}"
     );
 }
+
+#[test]
+fn a_class_page_shows_every_machine_and_each_claim_on_each() {
+    let html = expand(&data(), "{{#measure class records=ch99-demo}}").unwrap();
+    for machine in ["test-machine", "reader-machine", "old-machine"] {
+        assert!(
+            html.contains(&format!("<code>{machine}</code>")),
+            "{machine}: {html}"
+        );
+    }
+    assert!(
+        !html.contains("<code>published</code>"),
+        "published figures are not a machine"
+    );
+    // The claim no machine can meet is broken everywhere it is checked...
+    let row = |id: &str| {
+        let start = html.find(&format!("<code>{id}</code>")).unwrap();
+        html[start..start + html[start..].find("</tr>").unwrap()].to_string()
+    };
+    assert!(
+        row("demo-impossible").contains("✗"),
+        "{}",
+        row("demo-impossible")
+    );
+    assert!(!row("demo-impossible").contains("✓"));
+    // ...and the stall held on the book's machine but not on every machine.
+    let stall = row("demo-stall");
+    assert!(stall.contains("✓") && stall.contains("✗"), "{stall}");
+}
