@@ -1,0 +1,350 @@
+//! The workshop runner's pieces: the exercise list (`course/exercises.toml`), the student's copy
+//! of a listing (under `course-work/`, which git ignores), and the progress kept beside it.
+//!
+//! A copy is the whole listing crate made into a workspace of its own: its `Cargo.toml` has every
+//! `workspace = true` replaced by the version the book pins, paths made absolute, and the book's
+//! `Cargo.lock` beside it, so the student's build uses exactly the book's crates while the
+//! repository's files stay as they are.
+
+use anyhow::{Context, Result, bail};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// One "fix it" exercise.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Exercise {
+    pub name: String,
+    /// The listing package: `ch07-axum`.
+    pub chapter: String,
+    pub title: String,
+    /// The file the student edits, relative to the listing.
+    pub edit: String,
+    /// The integration test that checks it, run with `--features start`.
+    pub test: String,
+    pub hints: Vec<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    exercise: Vec<Exercise>,
+}
+
+/// The exercises, in order.
+pub fn exercises(root: &Path) -> Result<Vec<Exercise>> {
+    let path = root.join("course/exercises.toml");
+    let text = std::fs::read_to_string(&path).with_context(|| path.display().to_string())?;
+    let file: File = toml::from_str(&text).with_context(|| path.display().to_string())?;
+    for e in &file.exercise {
+        let listing = root.join("listings").join(&e.chapter);
+        if !listing.join(&e.edit).is_file() {
+            bail!(
+                "{}: exercise `{}` edits {}, which does not exist",
+                path.display(),
+                e.name,
+                e.edit
+            );
+        }
+    }
+    Ok(file.exercise)
+}
+
+/// The exercise called `name`, or an error that lists the names there are.
+pub fn find<'a>(all: &'a [Exercise], name: &str) -> Result<&'a Exercise> {
+    all.iter().find(|e| e.name == name).ok_or_else(|| {
+        let names: Vec<&str> = all.iter().map(|e| e.name.as_str()).collect();
+        anyhow::anyhow!(
+            "no exercise `{name}`; the exercises are: {}",
+            names.join(", ")
+        )
+    })
+}
+
+/// Where a student's copies live: `$COURSE_WORK`, else `course-work/` in the repository.
+pub fn work_dir(root: &Path) -> PathBuf {
+    std::env::var_os("COURSE_WORK").map_or_else(|| root.join("course-work"), PathBuf::from)
+}
+
+/// The student's copy of an exercise's listing.
+pub fn copy_dir(root: &Path, e: &Exercise) -> PathBuf {
+    work_dir(root).join(&e.name)
+}
+
+/// The file the student edits, in their copy.
+pub fn edited_file(root: &Path, e: &Exercise) -> PathBuf {
+    copy_dir(root, e).join(&e.edit)
+}
+
+/// (Re)creates the student's copy from the listing: every file but build output, the manifest
+/// made standalone. Whatever the copy held is replaced.
+pub fn make_copy(root: &Path, e: &Exercise) -> Result<PathBuf> {
+    let from = root.join("listings").join(&e.chapter);
+    let to = copy_dir(root, e);
+    if to.exists() {
+        std::fs::remove_dir_all(&to).with_context(|| to.display().to_string())?;
+    }
+    copy_tree(&from, &to)?;
+    let manifest = std::fs::read_to_string(from.join("Cargo.toml"))?;
+    let workspace = std::fs::read_to_string(root.join("Cargo.toml"))?;
+    std::fs::write(
+        to.join("Cargo.toml"),
+        standalone_manifest(&manifest, &workspace, root)?,
+    )?;
+    for shared in ["Cargo.lock", "rust-toolchain.toml"] {
+        if root.join(shared).is_file() {
+            std::fs::copy(root.join(shared), to.join(shared))?;
+        }
+    }
+    Ok(to)
+}
+
+fn copy_tree(from: &Path, to: &Path) -> Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let (src, dst) = (entry.path(), to.join(entry.file_name()));
+        if entry.file_type()?.is_dir() {
+            if entry.file_name() != "target" {
+                copy_tree(&src, &dst)?;
+            }
+        } else {
+            std::fs::copy(&src, &dst).with_context(|| src.display().to_string())?;
+        }
+    }
+    Ok(())
+}
+
+/// A listing's manifest with the workspace's settings written in: `x.workspace = true` becomes
+/// the workspace's value (features merged), a path dependency an absolute path, and an empty
+/// `[workspace]` makes the copy its own workspace.
+pub fn standalone_manifest(listing: &str, workspace: &str, root: &Path) -> Result<String> {
+    let mut m: toml::Table = toml::from_str(listing).context("the listing's Cargo.toml")?;
+    let ws: toml::Table = toml::from_str(workspace).context("the workspace's Cargo.toml")?;
+    let ws = ws
+        .get("workspace")
+        .and_then(|w| w.as_table())
+        .context("no [workspace]")?;
+    let package_defaults = ws.get("package").and_then(|p| p.as_table());
+    let deps = ws.get("dependencies").and_then(|d| d.as_table());
+    if let Some(package) = m.get_mut("package").and_then(|p| p.as_table_mut()) {
+        for (key, value) in package.iter_mut() {
+            if inherits(value) {
+                *value = package_defaults
+                    .and_then(|d| d.get(key))
+                    .cloned()
+                    .with_context(|| format!("[workspace.package] has no `{key}`"))?;
+            }
+        }
+    }
+    for section in ["dependencies", "dev-dependencies", "build-dependencies"] {
+        let Some(table) = m.get_mut(section).and_then(|t| t.as_table_mut()) else {
+            continue;
+        };
+        for (name, spec) in table.iter_mut() {
+            if inherits(spec) {
+                let pinned = deps
+                    .and_then(|d| d.get(name))
+                    .with_context(|| format!("[workspace.dependencies] has no `{name}`"))?;
+                *spec = merged(pinned, spec, root);
+            }
+        }
+    }
+    m.insert("workspace".into(), toml::Value::Table(toml::Table::new()));
+    Ok(toml::to_string(&m)?)
+}
+
+fn inherits(v: &toml::Value) -> bool {
+    match v {
+        toml::Value::Table(t) => t.get("workspace").and_then(|w| w.as_bool()) == Some(true),
+        _ => false,
+    }
+}
+
+/// The workspace's spec for a dependency, with the member's own keys (features, optional) added.
+fn merged(pinned: &toml::Value, member: &toml::Value, root: &Path) -> toml::Value {
+    let mut out = match pinned {
+        toml::Value::String(version) => {
+            let mut t = toml::Table::new();
+            t.insert("version".into(), toml::Value::String(version.clone()));
+            t
+        }
+        toml::Value::Table(t) => t.clone(),
+        other => return other.clone(),
+    };
+    if let Some(toml::Value::String(path)) = out.get("path") {
+        let absolute = root.join(path).to_string_lossy().into_owned();
+        out.insert("path".into(), toml::Value::String(absolute));
+    }
+    let member = member.as_table().cloned().unwrap_or_default();
+    for (key, value) in member {
+        match (key.as_str(), value) {
+            ("workspace", _) => {}
+            ("features", toml::Value::Array(extra)) => {
+                let mut features = out
+                    .get("features")
+                    .and_then(|f| f.as_array())
+                    .cloned()
+                    .unwrap_or_default();
+                features.extend(
+                    extra
+                        .into_iter()
+                        .filter(|f| !features.contains(f))
+                        .collect::<Vec<_>>(),
+                );
+                out.insert("features".into(), toml::Value::Array(features));
+            }
+            (_, value) => {
+                out.insert(key, value);
+            }
+        }
+    }
+    toml::Value::Table(out)
+}
+
+/// Where an exercise stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Status {
+    NotStarted,
+    /// Edited since the last check (or never checked).
+    Changed,
+    Failing,
+    Passing,
+}
+
+impl Status {
+    pub fn text(self) -> &'static str {
+        match self {
+            Status::NotStarted => "not started",
+            Status::Changed => "changed, not checked",
+            Status::Failing => "failing",
+            Status::Passing => "passing",
+        }
+    }
+}
+
+/// What the runner remembers per exercise: the last check and the hints shown.
+#[derive(Debug, Default, Clone, Serialize, Deserialize)]
+pub struct Progress {
+    pub checked: BTreeMap<String, Checked>,
+    pub hints_shown: BTreeMap<String, usize>,
+}
+
+/// The outcome of a check and the edited file it was made on.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Checked {
+    pub passed: bool,
+    pub file: String,
+}
+
+impl Progress {
+    fn path(root: &Path) -> PathBuf {
+        work_dir(root).join("progress.json")
+    }
+
+    pub fn load(root: &Path) -> Result<Progress> {
+        let path = Progress::path(root);
+        match std::fs::read_to_string(&path) {
+            Ok(text) => serde_json::from_str(&text)
+                .with_context(|| format!("{} is corrupt: delete it to start over", path.display())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Progress::default()),
+            Err(e) => Err(e).with_context(|| path.display().to_string()),
+        }
+    }
+
+    /// Written atomically: a temporary file renamed over the old one.
+    pub fn save(&self, root: &Path) -> Result<()> {
+        let path = Progress::path(root);
+        std::fs::create_dir_all(work_dir(root))?;
+        let tmp = path.with_extension("json.tmp");
+        std::fs::write(&tmp, serde_json::to_string_pretty(self)?)?;
+        std::fs::rename(&tmp, &path)?;
+        Ok(())
+    }
+
+    /// The status of `e`, from the copy's file and the last check.
+    pub fn status(&self, root: &Path, e: &Exercise) -> Result<Status> {
+        let Ok(now) = std::fs::read_to_string(edited_file(root, e)) else {
+            return Ok(Status::NotStarted);
+        };
+        let start = std::fs::read_to_string(root.join("listings").join(&e.chapter).join(&e.edit))?;
+        Ok(match self.checked.get(&e.name) {
+            Some(c) if c.file == now => {
+                if c.passed {
+                    Status::Passing
+                } else {
+                    Status::Failing
+                }
+            }
+            _ if now == start => Status::NotStarted,
+            _ => Status::Changed,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_member_manifest_gets_the_workspace_settings_written_in() {
+        let workspace = r#"
+[workspace]
+members = ["listings/*"]
+[workspace.package]
+version = "0.1.0"
+edition = "2024"
+[workspace.dependencies]
+measure = { path = "tools/measure" }
+tokio = { version = "=1.54.1", features = ["rt", "time"] }
+serde_json = "=1.0.154"
+"#;
+        let member = r#"
+[package]
+name = "ch99"
+version.workspace = true
+edition.workspace = true
+[features]
+start = []
+[dependencies]
+measure = { workspace = true, features = ["runtime"] }
+serde_json.workspace = true
+[dev-dependencies]
+tokio = { workspace = true, features = ["test-util"] }
+"#;
+        let out = standalone_manifest(member, workspace, Path::new("/repo")).unwrap();
+        let m: toml::Table = toml::from_str(&out).unwrap();
+        assert_eq!(m["package"]["edition"].as_str(), Some("2024"));
+        assert_eq!(
+            m["dependencies"]["measure"]["path"].as_str(),
+            Some("/repo/tools/measure")
+        );
+        assert_eq!(
+            m["dependencies"]["measure"]["features"][0].as_str(),
+            Some("runtime")
+        );
+        assert_eq!(
+            m["dependencies"]["serde_json"]["version"].as_str(),
+            Some("=1.0.154")
+        );
+        let features = m["dev-dependencies"]["tokio"]["features"]
+            .as_array()
+            .unwrap();
+        assert_eq!(features.len(), 3, "{features:?}");
+        assert!(m.contains_key("workspace") && m.contains_key("features"));
+        assert!(!out.contains("workspace = true"), "{out}");
+    }
+
+    #[test]
+    fn a_missing_workspace_dependency_is_named() {
+        let e = standalone_manifest(
+            "[dependencies]\nkanal.workspace = true\n",
+            "[workspace]\n[workspace.dependencies]\n",
+            Path::new("/"),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("`kanal`"), "{e}");
+    }
+}
