@@ -39,6 +39,26 @@ pub struct Data {
     used_claims: RefCell<BTreeSet<(String, String)>>,
     /// Numbered tables and figures, by their `id=`.
     labels: BTreeMap<String, Label>,
+    /// Each chapter's workshop minutes (its `minutes` directive), in page order.
+    sessions: Vec<Session>,
+}
+
+/// A chapter's minutes in a workshop, as its page states them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Session {
+    pub record: String,
+    pub title: String,
+    /// The page, as an HTML path.
+    pub page: String,
+    pub reading: u32,
+    pub demo: u32,
+    pub exercises: u32,
+}
+
+impl Session {
+    pub fn total(&self) -> u32 {
+        self.reading + self.demo + self.exercises
+    }
 }
 
 /// A numbered table or figure: what the prose calls it and where it is.
@@ -117,6 +137,7 @@ impl Data {
             fallbacks: RefCell::new(BTreeSet::new()),
             used_claims: RefCell::new(BTreeSet::new()),
             labels: BTreeMap::new(),
+            sessions: Vec::new(),
         }
     }
 
@@ -161,6 +182,65 @@ impl Data {
             }
         }
         Ok(self)
+    }
+
+    /// Reads every page's `minutes` directive, for the schedules (which may come before them).
+    pub fn with_sessions(
+        mut self,
+        pages: &[(String, Option<String>, String)],
+    ) -> Result<Data, String> {
+        for (page, _, content) in pages {
+            for text in crate::directives_in(content) {
+                let Ok(d) = Directive::parse(text) else {
+                    continue;
+                };
+                if d.kind != "minutes" {
+                    continue;
+                }
+                let minutes = |key: &str| -> Result<u32, String> {
+                    d.get(key)
+                        .ok_or(format!("src/{page}: minutes needs {key}=N"))?
+                        .parse()
+                        .map_err(|_| format!("src/{page}: minutes {key}= is not a whole number"))
+                };
+                let record = d
+                    .get("record")
+                    .ok_or(format!("src/{page}: minutes needs record=CHAPTER"))?;
+                if self.sessions.iter().any(|s| s.record == record) {
+                    return Err(format!(
+                        "src/{page}: a second minutes directive for {record}"
+                    ));
+                }
+                let title = content
+                    .lines()
+                    .find_map(|l| l.strip_prefix("# "))
+                    .unwrap_or(record)
+                    .to_string();
+                self.sessions.push(Session {
+                    record: record.to_string(),
+                    title,
+                    page: std::path::Path::new(page)
+                        .with_extension("html")
+                        .to_string_lossy()
+                        .into_owned(),
+                    reading: minutes("reading")?,
+                    demo: minutes("demo")?,
+                    exercises: minutes("exercises")?,
+                });
+            }
+        }
+        Ok(self)
+    }
+
+    /// The minutes a chapter's page states.
+    pub fn session(&self, record: &str) -> Result<&Session, String> {
+        self.sessions.iter().find(|s| s.record == record).ok_or_else(|| {
+            let known: Vec<String> = self.sessions.iter().map(|s| s.record.clone()).collect();
+            format!(
+                "no page states the minutes of `{record}` (a {{{{#measure minutes record={record} ...}}}} on its page); stated: {}",
+                list(&known)
+            )
+        })
     }
 
     pub fn numbered(&self, id: &str) -> Result<&Label, String> {

@@ -95,6 +95,7 @@ impl Preprocessor for Measure {
             .with_chapter_machines(table("chapter-machines")?)
             .with_reader(self.reader.clone())
             .with_labels(&pages)
+            .and_then(|d| d.with_sessions(&pages))
             .map_err(|e| anyhow::anyhow!(e))?;
         let mut errors = Vec::new();
         let mut used_allowances = vec![false; allowed.len()];

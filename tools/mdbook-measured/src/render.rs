@@ -39,8 +39,10 @@ pub fn render(data: &Data, d: &Directive) -> Result<String, String> {
         }
         "machines" => machines(data, d),
         "class" => class(data, d),
+        "minutes" => minutes(data, d),
+        "schedule" => schedule(data, d),
         other => Err(format!(
-            "unknown kind `{other}` (table, chart, value, ratio, claim, param, machine, machines, class, provenance, versions)"
+            "unknown kind `{other}` (table, chart, value, ratio, claim, param, machine, machines, class, minutes, schedule, provenance, versions)"
         )),
     }
 }
@@ -857,6 +859,144 @@ fn class(data: &Data, d: &Directive) -> Result<String, String> {
         html.push_str("</tbody></table></div>\n");
     }
     Ok(html)
+}
+
+/// How long a chapter's full run took on the machine its figures come from, if the record says.
+fn full_run(data: &Data, record: &str) -> Option<(f64, String)> {
+    let machine = data.machine_for(record, None);
+    let rec = data.record(&machine, record).ok()?;
+    rec.run_seconds.map(|s| (s, machine))
+}
+
+fn duration(seconds: f64) -> String {
+    let m = (seconds / 60.0).floor();
+    let s = (seconds - 60.0 * m).round();
+    if m == 0.0 {
+        format!("{s} s")
+    } else {
+        format!("{m} min {s:02} s")
+    }
+}
+
+/// A chapter's minutes in a workshop (read again by every `schedule`), and how long its full run
+/// takes, so a teacher knows whether to run it live.
+fn minutes(data: &Data, d: &Directive) -> Result<String, String> {
+    d.check_keys(&["record", "reading", "demo", "exercises"])?;
+    let record = d.get("record").unwrap_or_default();
+    let s = data.session(record)?;
+    let run = match full_run(data, record) {
+        Some((secs, machine)) => {
+            let when = if secs <= 60.0 * f64::from(s.demo) {
+                "short enough to run live"
+            } else {
+                "run it before class, and the quick mode live"
+            };
+            format!(
+                " A full run, <code>cargo run -p {}</code>, took {} on <code>{}</code>: {when}.",
+                esc(record),
+                duration(secs),
+                esc(&machine)
+            )
+        }
+        None => format!(
+            " This record does not say how long a full run takes (<code>cargo run -p {} -- --help</code> does); the quick mode runs live.",
+            esc(record)
+        ),
+    };
+    Ok(format!(
+        "<div class=\"measure-note workshop\"><strong>In a workshop:</strong> {} min reading, {} min demo, {} min exercises ({} min).{run} See <a href=\"workshop.html\">Running a workshop</a>.</div>\n",
+        s.reading,
+        s.demo,
+        s.exercises,
+        s.total()
+    ))
+}
+
+/// A workshop's schedule from the chapters' own minutes, with a break (the next of `breaks`)
+/// before a chapter that would take the sessions since the last one past `every` minutes; the
+/// build fails when it does not fit in `length` minutes.
+fn schedule(data: &Data, d: &Directive) -> Result<String, String> {
+    d.check_keys(&["length", "chapters", "breaks", "every", "intro"])?;
+    let number = |key: &str, default: Option<u32>| -> Result<u32, String> {
+        match d.get(key) {
+            Some(v) => v
+                .parse()
+                .map_err(|_| format!("{key}={v}: a whole number of minutes")),
+            None => default.ok_or(format!("missing {key}=MINUTES")),
+        }
+    };
+    let length = number("length", None)?;
+    let every = number("every", Some(90))?;
+    let intro = number("intro", Some(0))?;
+    let breaks: Vec<u32> = d
+        .get("breaks")
+        .map(|b| {
+            b.split(',')
+                .map(|x| {
+                    x.parse()
+                        .map_err(|_| format!("breaks: `{x}` is not minutes"))
+                })
+                .collect()
+        })
+        .transpose()?
+        .unwrap_or_default();
+    let chapters: Vec<&str> = d
+        .get("chapters")
+        .ok_or("missing chapters=ch01-blocking,...")?
+        .split(',')
+        .collect();
+    let clock = |m: u32| format!("{}:{:02}", m / 60, m % 60);
+    let mut rows = Vec::new();
+    let (mut at, mut since_break, mut next_break) = (0u32, 0u32, breaks.iter());
+    if intro > 0 {
+        rows.push(format!(
+            "<tr><td>{}</td><td>Introduction and setup</td><td>{intro}</td><td></td></tr>",
+            clock(at)
+        ));
+        at += intro;
+    }
+    for record in &chapters {
+        let s = data.session(record)?;
+        if since_break + s.total() > every
+            && let Some(b) = next_break.next()
+        {
+            rows.push(format!(
+                "<tr class=\"break\"><td>{}</td><td><em>Break</em></td><td>{b}</td><td></td></tr>",
+                clock(at)
+            ));
+            at += b;
+            since_break = 0;
+        }
+        let run = match full_run(data, record) {
+            Some((secs, _)) if secs <= 60.0 * f64::from(s.demo) => {
+                format!("live ({})", duration(secs))
+            }
+            Some((secs, _)) => format!("before class ({}); quick mode live", duration(secs)),
+            None => "quick mode live".into(),
+        };
+        rows.push(format!(
+            "<tr><td>{}</td><td><a href=\"{}\">{}</a><br><small>{} reading · {} demo · {} exercises</small></td><td>{}</td><td>{}</td></tr>",
+            clock(at),
+            esc(&s.page),
+            esc(&s.title),
+            s.reading,
+            s.demo,
+            s.exercises,
+            s.total(),
+            esc(&run)
+        ));
+        at += s.total();
+        since_break += s.total();
+    }
+    if at > length {
+        return Err(format!(
+            "this schedule takes {at} min, more than its length={length}: drop a chapter or shorten the chapters' minutes"
+        ));
+    }
+    Ok(format!(
+        "<table class=\"measure schedule\"><thead><tr><th>at</th><th>session</th><th>min</th><th>the experiment's full run</th></tr></thead><tbody>{}</tbody></table>\n<p class=\"schedule-total\">{at} of {length} minutes.</p>\n",
+        rows.join("")
+    ))
 }
 
 const DEFAULT_CRATES: &[&str] = &[

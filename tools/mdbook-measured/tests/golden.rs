@@ -242,3 +242,80 @@ fn a_class_page_shows_every_machine_and_each_claim_on_each() {
     let stall = row("demo-stall");
     assert!(stall.contains("✓") && stall.contains("✗"), "{stall}");
 }
+
+fn with_sessions(pages: &[(&str, &str)]) -> Data {
+    let pages: Vec<(String, Option<String>, String)> = pages
+        .iter()
+        .map(|(p, c)| (p.to_string(), None, c.to_string()))
+        .collect();
+    data().with_sessions(&pages).unwrap()
+}
+
+#[test]
+fn a_schedule_adds_the_chapters_minutes_and_breaks_and_refuses_to_overrun() {
+    let data = with_sessions(&[
+        (
+            "a.md",
+            "# Chapter A\n{{#measure minutes record=ch99-demo reading=20 demo=10 exercises=30}}",
+        ),
+        (
+            "b.md",
+            "# Chapter B\n{{#measure minutes record=ch98-wide reading=10 demo=10 exercises=20}}",
+        ),
+    ]);
+    let fits =
+        "{{#measure schedule length=120 intro=5 breaks=15 every=60 chapters=ch99-demo,ch98-wide}}";
+    let html = expand(&data, fits).unwrap();
+    // 0:00 intro, 0:05 A (60), 1:05 break (15), 1:20 B (40): 120 minutes.
+    assert!(html.contains("<td>1:05</td><td><em>Break</em>"), "{html}");
+    assert!(
+        html.contains("<td>1:20</td><td><a href=\"b.html\">Chapter B</a>"),
+        "{html}"
+    );
+    assert!(html.contains("120 of 120 minutes"), "{html}");
+
+    let over =
+        "{{#measure schedule length=110 intro=5 breaks=15 every=60 chapters=ch99-demo,ch98-wide}}";
+    let e = expand(&data, over).unwrap_err();
+    assert!(e.contains("takes 120 min, more than its length=110"), "{e}");
+
+    let missing = "{{#measure schedule length=300 chapters=ch99-demo,ch97-none}}";
+    let e = expand(&data, missing).unwrap_err();
+    assert!(
+        e.contains("no page states the minutes of `ch97-none`"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_chapter_states_its_minutes_once() {
+    let pages = vec![
+        (
+            "a.md".to_string(),
+            None,
+            "{{#measure minutes record=ch99-demo reading=1 demo=1 exercises=1}}".to_string(),
+        ),
+        (
+            "b.md".to_string(),
+            None,
+            "{{#measure minutes record=ch99-demo reading=2 demo=2 exercises=2}}".to_string(),
+        ),
+    ];
+    let e = data().with_sessions(&pages).err().unwrap();
+    assert!(
+        e.contains("a second minutes directive for ch99-demo"),
+        "{e}"
+    );
+    let html = expand(
+        &with_sessions(&[(
+            "a.md",
+            "{{#measure minutes record=ch99-demo reading=20 demo=10 exercises=30}}",
+        )]),
+        "{{#measure minutes record=ch99-demo reading=20 demo=10 exercises=30}}",
+    )
+    .unwrap();
+    assert!(
+        html.contains("20 min reading, 10 min demo, 30 min exercises (60 min)"),
+        "{html}"
+    );
+}

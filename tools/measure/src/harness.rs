@@ -103,6 +103,8 @@ pub struct Harness {
     params: BTreeMap<String, serde_json::Value>,
     derived: BTreeMap<String, serde_json::Value>,
     scopes: BTreeMap<String, Vec<String>>,
+    /// When the listing started: a record keeps how long its run took.
+    started: std::time::Instant,
 }
 
 impl Harness {
@@ -162,6 +164,7 @@ impl Harness {
             params: BTreeMap::new(),
             derived: BTreeMap::new(),
             scopes: BTreeMap::new(),
+            started: std::time::Instant::now(),
         }
     }
 
@@ -272,6 +275,7 @@ impl Harness {
             chapter: self.chapter.name.into(),
             title: self.chapter.title.into(),
             created: record::now_rfc3339(),
+            run_seconds: Some(self.started.elapsed().as_secs_f64()),
             quick: self.cli.quick,
             reps: self.reps,
             seed: self.seed,

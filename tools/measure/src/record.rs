@@ -22,6 +22,9 @@ pub struct Record {
     pub title: String,
     /// UTC time the run finished, RFC 3339.
     pub created: String,
+    /// How long the run took, from the start of the listing to its record (older records lack it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_seconds: Option<f64>,
     pub quick: bool,
     pub reps: u32,
     pub seed: u64,
@@ -251,6 +254,7 @@ impl Record {
             chapter: chapter.into(),
             title: chapter.into(),
             created: "2026-11-30T00:00:00Z".into(),
+            run_seconds: None,
             quick: false,
             reps: reps as u32,
             seed: 1,
@@ -608,6 +612,7 @@ pub(crate) mod tests {
             chapter: "ch00-test".into(),
             title: "test".into(),
             created: "2026-11-29T00:00:00Z".into(),
+            run_seconds: None,
             quick: true,
             reps: 2,
             seed: 1,
