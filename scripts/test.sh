@@ -55,7 +55,7 @@ quick_listings() {
 # test: a start that passes, or that does not compile, is a broken exercise.
 exercise_starts_fail() {
     local ok=0
-    for manifest in listings/*/Cargo.toml; do
+    for manifest in listings/*/Cargo.toml course/crates/*/Cargo.toml; do
         grep -q '^start = \[\]' "$manifest" || continue
         local name out
         name=$(basename "$(dirname "$manifest")")

@@ -16,8 +16,11 @@ use std::path::{Path, PathBuf};
 #[serde(deny_unknown_fields)]
 pub struct Exercise {
     pub name: String,
-    /// The listing package: `ch07-axum`.
+    /// The chapter: `ch07-axum`.
     pub chapter: String,
+    /// The crate the exercise lives in, relative to the repository (default: the chapter's listing).
+    #[serde(default)]
+    pub dir: Option<String>,
     pub title: String,
     /// The file the student edits, relative to the listing.
     pub edit: String,
@@ -38,8 +41,7 @@ pub fn exercises(root: &Path) -> Result<Vec<Exercise>> {
     let text = std::fs::read_to_string(&path).with_context(|| path.display().to_string())?;
     let file: File = toml::from_str(&text).with_context(|| path.display().to_string())?;
     for e in &file.exercise {
-        let listing = root.join("listings").join(&e.chapter);
-        if !listing.join(&e.edit).is_file() {
+        if !e.crate_dir(root).join(&e.edit).is_file() {
             bail!(
                 "{}: exercise `{}` edits {}, which does not exist",
                 path.display(),
@@ -49,6 +51,16 @@ pub fn exercises(root: &Path) -> Result<Vec<Exercise>> {
         }
     }
     Ok(file.exercise)
+}
+
+impl Exercise {
+    /// The crate the exercise lives in: its own under `course/crates/`, or the chapter's listing.
+    pub fn crate_dir(&self, root: &Path) -> PathBuf {
+        match &self.dir {
+            Some(dir) => root.join(dir),
+            None => root.join("listings").join(&self.chapter),
+        }
+    }
 }
 
 /// The exercise called `name`, or an error that lists the names there are.
@@ -80,7 +92,7 @@ pub fn edited_file(root: &Path, e: &Exercise) -> PathBuf {
 /// (Re)creates the student's copy from the listing: every file but build output, the manifest
 /// made standalone. Whatever the copy held is replaced.
 pub fn make_copy(root: &Path, e: &Exercise) -> Result<PathBuf> {
-    let from = root.join("listings").join(&e.chapter);
+    let from = e.crate_dir(root);
     let to = copy_dir(root, e);
     if to.exists() {
         std::fs::remove_dir_all(&to).with_context(|| to.display().to_string())?;
@@ -269,7 +281,7 @@ impl Progress {
         let Ok(now) = std::fs::read_to_string(edited_file(root, e)) else {
             return Ok(Status::NotStarted);
         };
-        let start = std::fs::read_to_string(root.join("listings").join(&e.chapter).join(&e.edit))?;
+        let start = std::fs::read_to_string(e.crate_dir(root).join(&e.edit))?;
         Ok(match self.checked.get(&e.name) {
             Some(c) if c.file == now => {
                 if c.passed {

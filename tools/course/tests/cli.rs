@@ -94,3 +94,20 @@ fn check_before_start_says_how_to_start() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("course -- start shed-load"));
 }
+
+#[test]
+fn an_exercise_in_a_crate_of_its_own_is_copied_from_there() {
+    let work = tempfile::tempdir().unwrap();
+    let out = course(work.path(), &["start", "scope-the-guard"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let start = work.path().join("scope-the-guard/src/start.rs");
+    assert!(
+        std::fs::read_to_string(start)
+            .unwrap()
+            .contains("pub async fn visit")
+    );
+}

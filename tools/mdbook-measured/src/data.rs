@@ -547,8 +547,8 @@ impl Data {
         match record::listing_hash(&dir) {
             Ok(h) if h == rec.build.listing_hash => None,
             Ok(_) => Some(format!(
-                "the listing changed since this record was made; rerun `cargo run -p {} -- --save`",
-                rec.chapter
+                "the listing changed since this record was made; rerun `cargo run -p {} -- --save`, or, if you were only trying something, undo your edits with `git checkout listings/{}` (the course runner's copies under course-work/ leave the listings alone)",
+                rec.chapter, rec.chapter
             )),
             Err(e) => Some(format!("cannot hash listings/{}: {e}", rec.chapter)),
         }
