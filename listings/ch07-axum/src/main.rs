@@ -579,7 +579,9 @@ fn main() {
     let with_mimalloc =
         measure::child::sibling_binary("ch07-axum", "ch07-mimalloc")
             .unwrap_or_else(|e| fail(e));
-    let profiles_run = PROFILES.iter().any(|(v, _)| h.cli().selects("books", v));
+    // `--filter profile` selects the experiment by name; a case or variant, its cells.
+    let profiles_run = h.cli().filter.iter().any(|f| f == "profile")
+        || PROFILES.iter().any(|(v, _)| h.cli().selects("books", v));
     let profiles: Vec<PathBuf> = if profiles_run {
         PROFILES
             .iter()
