@@ -4,28 +4,26 @@
 use std::path::PathBuf;
 use std::str::FromStr;
 
-/// The binary `name` of `package`, beside the running program. `cargo run` builds
-/// only the program it runs, so build the package's binaries if `name` is missing
-/// and cargo is at hand (in the same profile).
+/// The binary `name` of `package`, beside the running program. `cargo run` builds only the
+/// program it runs, so when cargo runs this program the sibling is built (or brought up to date:
+/// a stale child would measure old code) in the same profile; without cargo, it must exist.
 pub fn sibling_binary(package: &str, name: &str) -> Result<PathBuf, String> {
     let exe = std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
     let path = exe.with_file_name(name);
-    if !path.is_file() {
-        let cargo = std::env::var("CARGO").map_err(|_| {
-            format!(
-                "{} is missing: build it with `cargo build -p {package} --bins`",
-                path.display()
-            )
-        })?;
-        let mut build = std::process::Command::new(cargo);
-        build.args(["build", "-q", "-p", package, "--bins"]);
-        if exe.to_string_lossy().contains("/release/") {
-            build.arg("--release");
-        }
-        let ok = build.status().map(|s| s.success()).unwrap_or(false);
-        if !ok || !path.is_file() {
-            return Err(format!("could not build {}", path.display()));
-        }
+    let Ok(cargo) = std::env::var("CARGO") else {
+        return Some(path.clone()).filter(|p| p.is_file()).ok_or(format!(
+            "{} is missing: build it with `cargo build -p {package} --bins`",
+            path.display()
+        ));
+    };
+    let mut build = std::process::Command::new(cargo);
+    build.args(["build", "-q", "-p", package, "--bin", name]);
+    if exe.to_string_lossy().contains("/release/") {
+        build.arg("--release");
+    }
+    let ok = build.status().map(|s| s.success()).unwrap_or(false);
+    if !ok || !path.is_file() {
+        return Err(format!("could not build {}", path.display()));
     }
     Ok(path)
 }
