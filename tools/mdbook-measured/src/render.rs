@@ -40,9 +40,10 @@ pub fn render(data: &Data, d: &Directive) -> Result<String, String> {
         "machines" => machines(data, d),
         "class" => class(data, d),
         "minutes" => minutes(data, d),
+        "runtime" => runtime(data, d),
         "schedule" => schedule(data, d),
         other => Err(format!(
-            "unknown kind `{other}` (table, chart, value, ratio, claim, param, machine, machines, class, minutes, schedule, provenance, versions)"
+            "unknown kind `{other}` (table, chart, value, ratio, claim, param, machine, machines, class, minutes, runtime, schedule, provenance, versions)"
         )),
     }
 }
@@ -861,11 +862,88 @@ fn class(data: &Data, d: &Directive) -> Result<String, String> {
     Ok(html)
 }
 
-/// How long a chapter's full run took on the machine its figures come from, if the record says.
-fn full_run(data: &Data, record: &str) -> Option<(f64, String)> {
+/// How long a chapter's full run took on the machine its figures come from, if the record says,
+/// with the machine and how long one repetition of every case would take (if the record keeps
+/// its experiments' times).
+fn full_run(data: &Data, record: &str) -> Option<(f64, String, Option<f64>)> {
     let machine = data.machine_for(record, None);
     let rec = data.record(&machine, record).ok()?;
-    rec.run_seconds.map(|s| (s, machine))
+    let one_rep = estimated_seconds(&rec, &[], Some(1)).ok();
+    rec.run_seconds.map(|s| (s, machine, one_rep))
+}
+
+/// How long a run of the listing takes on the record's machine: the `experiments` named (every
+/// one when empty) at `reps` repetitions (the record's when `None`), plus what the run spends
+/// outside the experiments (calibration, fixtures, builds of child binaries).
+pub fn estimated_seconds(
+    rec: &Record,
+    experiments: &[&str],
+    reps: Option<u32>,
+) -> Result<f64, String> {
+    let total = rec.run_seconds.filter(|_| !rec.experiment_seconds.is_empty()).ok_or_else(|| {
+        format!(
+            "the record of {} on {} does not keep how long its experiments took (it predates run times): rerun it with --save",
+            rec.chapter, rec.machine.name
+        )
+    })?;
+    let inside: f64 = rec.experiment_seconds.values().sum();
+    let scale = f64::from(reps.unwrap_or(rec.reps)) / f64::from(rec.reps);
+    let mut chosen = 0.0;
+    for (name, secs) in &rec.experiment_seconds {
+        if experiments.is_empty() || experiments.contains(&name.as_str()) {
+            chosen += secs * scale;
+        }
+    }
+    if let Some(unknown) = experiments
+        .iter()
+        .find(|e| !rec.experiment_seconds.contains_key(**e))
+    {
+        let known: Vec<String> = rec.experiment_seconds.keys().cloned().collect();
+        return Err(format!(
+            "experiment `{unknown}` is not in the record; it has {}",
+            list(&known)
+        ));
+    }
+    Ok((total - inside).max(0.0) + chosen)
+}
+
+/// A duration as a reader plans with it: seconds to the nearest five under a minute, else whole
+/// minutes.
+fn about(seconds: f64) -> String {
+    if seconds < 57.5 {
+        format!("about {} seconds", ((seconds / 5.0).round() * 5.0).max(5.0))
+    } else {
+        match (seconds / 60.0).round() {
+            1.0 => "about a minute".into(),
+            m => format!("about {m} minutes"),
+        }
+    }
+}
+
+/// How long a run (`experiment=a,b` for `--filter a --filter b`; `reps=N` for `--reps N`) takes on
+/// the machine the chapter's figures come from, estimated from its record.
+fn runtime(data: &Data, d: &Directive) -> Result<String, String> {
+    d.check_keys(&["record", "machine", "experiment", "reps"])?;
+    let r = data.resolve_record_only(d)?;
+    let experiments: Vec<&str> = d
+        .get("experiment")
+        .map(|e| e.split(',').collect())
+        .unwrap_or_default();
+    let reps = d
+        .get("reps")
+        .map(|n| {
+            n.parse::<u32>().ok().filter(|n| *n > 0).ok_or(format!(
+                "reps={n}: a whole number of repetitions, 1 or more"
+            ))
+        })
+        .transpose()?;
+    let secs = estimated_seconds(&r.record, &experiments, reps)?;
+    Ok(format!(
+        "<span class=\"measure-runtime\" title=\"estimated from the run times kept in the record of {} on {}\">{}</span>",
+        esc(&r.record.chapter),
+        esc(&r.machine),
+        about(secs)
+    ))
 }
 
 fn duration(seconds: f64) -> String {
@@ -885,14 +963,21 @@ fn minutes(data: &Data, d: &Directive) -> Result<String, String> {
     let record = d.get("record").unwrap_or_default();
     let s = data.session(record)?;
     let run = match full_run(data, record) {
-        Some((secs, machine)) => {
+        Some((secs, machine, one_rep)) => {
             let when = if secs <= 60.0 * f64::from(s.demo) {
                 "short enough to run live"
             } else {
-                "run it before class, and the quick mode live"
+                "run it before class"
             };
+            let classroom = one_rep.map_or(String::new(), |r| {
+                format!(
+                    " One repetition of every case, <code>cargo run -p {} -- --reps 1</code>, takes {}: the classroom run, which every item below can use.",
+                    esc(record),
+                    about(r)
+                )
+            });
             format!(
-                " A full run, <code>cargo run -p {}</code>, took {} on <code>{}</code>: {when}.",
+                " A full run, <code>cargo run -p {}</code>, took {} on <code>{}</code>: {when}.{classroom}",
                 esc(record),
                 duration(secs),
                 esc(&machine)
@@ -968,10 +1053,17 @@ fn schedule(data: &Data, d: &Directive) -> Result<String, String> {
             since_break = 0;
         }
         let run = match full_run(data, record) {
-            Some((secs, _)) if secs <= 60.0 * f64::from(s.demo) => {
-                format!("live ({})", duration(secs))
+            Some((secs, _, one_rep)) => {
+                let when = if secs <= 60.0 * f64::from(s.demo) {
+                    "live"
+                } else {
+                    "before class"
+                };
+                let classroom = one_rep.map_or(String::new(), |r| {
+                    format!("; <code>--reps 1</code> {}", about(r))
+                });
+                format!("{when} ({}){classroom}", duration(secs))
             }
-            Some((secs, _)) => format!("before class ({}); quick mode live", duration(secs)),
             None => "quick mode live".into(),
         };
         rows.push(format!(
@@ -983,7 +1075,7 @@ fn schedule(data: &Data, d: &Directive) -> Result<String, String> {
             s.demo,
             s.exercises,
             s.total(),
-            esc(&run)
+            run
         ));
         at += s.total();
         since_break += s.total();

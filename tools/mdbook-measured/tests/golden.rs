@@ -318,4 +318,43 @@ fn a_chapter_states_its_minutes_once() {
         html.contains("20 min reading, 10 min demo, 30 min exercises (60 min)"),
         "{html}"
     );
+    // 100 s in all, 90 of them in three repetitions: one repetition is 10 + 30 seconds.
+    assert!(html.contains("took 1 min 40 s"), "{html}");
+    assert!(
+        html.contains("-- --reps 1</code>, takes about 40 seconds"),
+        "{html}"
+    );
+}
+
+#[test]
+fn a_run_time_is_estimated_from_the_record() {
+    let data = data();
+    let shown = |d: &str| expand(&data, d);
+    assert!(
+        shown("{{#measure runtime record=ch99-demo}}")
+            .unwrap()
+            .contains(">about 2 minutes<")
+    );
+    assert!(
+        shown("{{#measure runtime record=ch99-demo experiment=demo reps=1}}")
+            .unwrap()
+            .contains(">about 40 seconds<")
+    );
+    assert!(
+        shown("{{#measure runtime record=ch99-demo reps=30}}")
+            .unwrap()
+            .contains(">about 15 minutes<")
+    );
+    let e = shown("{{#measure runtime record=ch99-demo experiment=nope}}").unwrap_err();
+    assert!(
+        e.contains("experiment `nope` is not in the record; it has demo"),
+        "{e}"
+    );
+    let e = shown("{{#measure runtime record=ch99-demo reps=0}}").unwrap_err();
+    assert!(e.contains("reps=0: a whole number"), "{e}");
+    let e = shown("{{#measure runtime record=ch98-wide}}").unwrap_err();
+    assert!(
+        e.contains("does not keep how long its experiments took"),
+        "{e}"
+    );
 }

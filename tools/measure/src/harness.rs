@@ -237,13 +237,19 @@ impl Harness {
             return Err((2, no_match(&self.cli.filter, &all_cells)));
         }
         let mut series = Vec::new();
+        let mut seconds = BTreeMap::new();
         for (runner, f) in selected {
+            if runner.cells.is_empty() {
+                continue;
+            }
+            let (name, started) = (runner.experiment.clone(), std::time::Instant::now());
             let s = runner
                 .run(f)
                 .map_err(|e| (1, format!("{e}\nnothing was saved")))?;
+            seconds.insert(name, started.elapsed().as_secs_f64());
             series.extend(s);
         }
-        let record = self.record(series).map_err(|e| (1, e))?;
+        let record = self.record(series, seconds).map_err(|e| (1, e))?;
         self.report(&record);
         if self.cli.save {
             let path = record::record_path(&self.root(), &record.machine.name, &record.chapter);
@@ -259,7 +265,11 @@ impl Harness {
         record::repo_root()
     }
 
-    fn record(&mut self, series: Vec<Series>) -> Result<Record, String> {
+    fn record(
+        &mut self,
+        series: Vec<Series>,
+        experiment_seconds: BTreeMap<String, f64>,
+    ) -> Result<Record, String> {
         self.machine.finish();
         let dir = Path::new(self.chapter.listing_dir);
         let listing_hash = record::listing_hash(dir).map_err(|e| {
@@ -276,6 +286,7 @@ impl Harness {
             title: self.chapter.title.into(),
             created: record::now_rfc3339(),
             run_seconds: Some(self.started.elapsed().as_secs_f64()),
+            experiment_seconds,
             quick: self.cli.quick,
             reps: self.reps,
             seed: self.seed,

@@ -25,6 +25,10 @@ pub struct Record {
     /// How long the run took, from the start of the listing to its record (older records lack it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run_seconds: Option<f64>,
+    /// How long each experiment's cells took, all repetitions (older records lack it): the book
+    /// estimates a `--filter` or `--reps 1` run from it.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub experiment_seconds: BTreeMap<String, f64>,
     pub quick: bool,
     pub reps: u32,
     pub seed: u64,
@@ -255,6 +259,7 @@ impl Record {
             title: chapter.into(),
             created: "2026-11-30T00:00:00Z".into(),
             run_seconds: None,
+            experiment_seconds: BTreeMap::new(),
             quick: false,
             reps: reps as u32,
             seed: 1,
@@ -613,6 +618,7 @@ pub(crate) mod tests {
             title: "test".into(),
             created: "2026-11-29T00:00:00Z".into(),
             run_seconds: None,
+            experiment_seconds: BTreeMap::new(),
             quick: true,
             reps: 2,
             seed: 1,

@@ -298,8 +298,15 @@ pub fn render_claims(claims: &Claims, mine: &Record, book: Option<&Record>) -> S
         out.push_str(
             "Checked on your run, but your setup differs from the book's, so the book's figure is not comparable:\n",
         );
+        let mut shown = None;
         for (line, differences) in other_setup {
-            out.push_str(&format!("  ({})\n{line}", differences.join("; ")));
+            // Claims on one experiment share their differences: name them once per run of claims.
+            let differences = differences.join("; ");
+            if shown.as_ref() != Some(&differences) {
+                out.push_str(&format!("  ({differences})\n"));
+                shown = Some(differences);
+            }
+            out.push_str(&line);
         }
     }
     out
@@ -568,7 +575,11 @@ at-least = 10
         let text = render_claims(&claims, &run(2.0, 0.0), Some(&run(1.0, 0.0)));
         assert!(text.contains("0 of 0 held"), "{text}");
         assert!(text.contains("3 on a different setup"), "{text}");
-        assert!(text.contains("(workers 2 here, 1 in the book)"), "{text}");
+        assert_eq!(
+            text.matches("(workers 2 here, 1 in the book)").count(),
+            1,
+            "the three claims share one setup, named once: {text}"
+        );
         assert!(
             !text.contains("book: "),
             "no book figure beside another setup: {text}"
