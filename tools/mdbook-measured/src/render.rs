@@ -41,9 +41,10 @@ pub fn render(data: &Data, d: &Directive) -> Result<String, String> {
         "class" => class(data, d),
         "minutes" => minutes(data, d),
         "runtime" => runtime(data, d),
+        "hints" => hints(data, d),
         "schedule" => schedule(data, d),
         other => Err(format!(
-            "unknown kind `{other}` (table, chart, value, ratio, claim, param, machine, machines, class, minutes, runtime, schedule, provenance, versions)"
+            "unknown kind `{other}` (table, chart, value, ratio, claim, param, machine, machines, class, minutes, runtime, hints, schedule, provenance, versions)"
         )),
     }
 }
@@ -944,6 +945,56 @@ fn runtime(data: &Data, d: &Directive) -> Result<String, String> {
         esc(&r.machine),
         about(secs)
     ))
+}
+
+/// A course exercise's hints, one per folded block, from `course/exercises.toml` (what
+/// `cargo run -p course -- hint NAME` shows), with the runner's commands for it.
+fn hints(data: &Data, d: &Directive) -> Result<String, String> {
+    d.check_keys(&["exercise"])?;
+    let name = d
+        .get("exercise")
+        .ok_or("missing exercise=NAME (from course/exercises.toml)")?;
+    let path = data.root().join("course/exercises.toml");
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let doc: toml::Table = text
+        .parse()
+        .map_err(|e| format!("{} is not valid TOML: {e}", path.display()))?;
+    let exercises = doc
+        .get("exercise")
+        .and_then(|e| e.as_array())
+        .ok_or_else(|| format!("{} has no [[exercise]]", path.display()))?;
+    let named = |e: &&toml::Value| e.get("name").and_then(|n| n.as_str()) == Some(name);
+    let Some(exercise) = exercises.iter().find(named) else {
+        let names: Vec<String> = exercises
+            .iter()
+            .filter_map(|e| e.get("name")?.as_str().map(str::to_string))
+            .collect();
+        return Err(format!(
+            "no exercise `{name}` in course/exercises.toml; it has {}",
+            list(&names)
+        ));
+    };
+    let hints: Vec<&str> = exercise
+        .get("hints")
+        .and_then(|h| h.as_array())
+        .map(|h| h.iter().filter_map(|x| x.as_str()).collect())
+        .unwrap_or_default();
+    if hints.is_empty() {
+        return Err(format!("exercise `{name}` has no hints"));
+    }
+    let mut html = format!(
+        "<p class=\"measure-note exercise\">In the course runner: <code>cargo run -p course -- start {0}</code> makes your own copy to work in, <code>check {0}</code> runs its test, <code>hint {0}</code> gives the hints below one at a time, <code>reset {0}</code> starts again.</p>\n",
+        esc(name)
+    );
+    for (i, hint) in hints.iter().enumerate() {
+        html.push_str(&format!(
+            "<details class=\"hint\"><summary>Hint {}</summary><p>{}</p></details>\n",
+            i + 1,
+            esc(hint)
+        ));
+    }
+    Ok(html)
 }
 
 fn duration(seconds: f64) -> String {

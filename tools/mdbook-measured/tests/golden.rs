@@ -358,3 +358,25 @@ fn a_run_time_is_estimated_from_the_record() {
         "{e}"
     );
 }
+
+#[test]
+fn an_exercise_shows_its_hints_from_the_course() {
+    let html = expand(&data(), "{{#measure hints exercise=demo-fix}}").unwrap();
+    assert!(
+        html.contains("cargo run -p course -- start demo-fix"),
+        "{html}"
+    );
+    assert!(
+        html.contains("<summary>Hint 1</summary><p>Look at the &lt;loop&gt;.</p>"),
+        "{html}"
+    );
+    assert!(
+        html.contains("<summary>Hint 2</summary><p>Move the work &amp; wait.</p>"),
+        "{html}"
+    );
+    let e = expand(&data(), "{{#measure hints exercise=nope}}").unwrap_err();
+    assert!(
+        e.contains("no exercise `nope` in course/exercises.toml; it has demo-fix"),
+        "{e}"
+    );
+}
