@@ -73,6 +73,10 @@ fn run(root: &Path, command: Cmd) -> Result<i32> {
                 );
             }
             println!("\n`cargo run -p course -- start NAME` to begin one.");
+            println!(
+                "Each chapter's \"Try this\" also asks you to predict, then measure: \
+                 `cargo run -p CHAPTER -- --filter EXPERIMENT --reps 1`, answered by the claims report at its end."
+            );
         }
         Cmd::Start { name } => {
             let e = find(&all, &name)?;
