@@ -70,7 +70,7 @@ for dir in listings/*/; do
 done
 
 if ! command -v oha >/dev/null 2>&1; then
-    notes+=("oha is not installed: Chapter 7 runs its own generator only (scripts/install-oha.sh adds it)")
+    notes+=("oha is not installed: Chapter 7 runs its own generator only\n      (scripts/install-oha.sh adds it)")
 fi
 if ! command -v strace >/dev/null 2>&1; then
     notes+=("strace is not installed: Chapter 4's system-call output cannot be rerun")
@@ -78,7 +78,7 @@ fi
 
 echo
 echo "preflight took $((SECONDS - started)) s"
-for n in "${notes[@]}"; do echo "note: $n"; done
+for n in "${notes[@]}"; do echo -e "note: $n"; done
 if [ "${#problems[@]}" -eq 0 ]; then
     echo "READY: every chapter builds offline and runs in quick mode on this machine."
     rm -rf "$log"

@@ -471,58 +471,20 @@ fn find_oha() -> Option<PathBuf> {
 // ANCHOR: profiles
 /// The release profiles compared (workspace Cargo.toml): Cargo's defaults, and the
 /// chapter's (thin LTO, one codegen unit, line tables, unwinding panics).
+/// What shapes /ping under hash load, measured by this generator (`ping`) or by oha (`generators`).
+const PING_UNDER_HASH_LOAD: &[&str] = &[
+    "workers",
+    "run_ms",
+    "hash_clients",
+    "ping_per_s",
+    "ping_connections",
+];
+
 const PROFILES: [(&str, &str); 2] = [
     ("release_default", "ch07-release-default"),
     ("tuned", "ch07-tuned"),
 ];
 // ANCHOR_END: profiles
-
-/// The listing's binary `bin` built with `profile` (None: the profile this
-/// program was built with), brought up to date now when cargo runs this program,
-/// else as found.
-fn built(bin: &str, profile: Option<&str>) -> Result<PathBuf, String> {
-    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-    let here = exe.parent().ok_or("cannot find the target folder")?;
-    let (dir, name) = match profile {
-        Some(p) => (here.parent().ok_or("no target folder")?.join(p), p),
-        None => {
-            let name = here.file_name().and_then(|n| n.to_str()).unwrap_or("debug");
-            (
-                here.to_path_buf(),
-                if name == "debug" { "dev" } else { name },
-            )
-        }
-    };
-    let path = dir.join(bin);
-    let Ok(cargo) = std::env::var("CARGO") else {
-        return Some(path.clone()).filter(|p| p.is_file()).ok_or(format!(
-            "{} is missing: build it with `cargo build -p ch07-axum --bin {bin} \
-             --profile {name}`",
-            path.display()
-        ));
-    };
-    if !path.is_file() {
-        eprintln!("building {bin} with --profile {name} (once; a few minutes)");
-    }
-    let ok = Command::new(cargo)
-        .args([
-            "build",
-            "-q",
-            "-p",
-            "ch07-axum",
-            "--bin",
-            bin,
-            "--profile",
-            name,
-        ])
-        .status()
-        .is_ok_and(|s| s.success());
-    if ok && path.is_file() {
-        Ok(path)
-    } else {
-        Err(format!("could not build {}", path.display()))
-    }
-}
 
 const CHAPTER: Chapter = Chapter {
     name: "ch07-axum",
@@ -586,7 +548,12 @@ fn main() {
         PROFILES
             .iter()
             .map(|(_, name)| {
-                built("ch07-axum", Some(name)).unwrap_or_else(|e| fail(e))
+                measure::child::binary_in_profile(
+                    "ch07-axum",
+                    "ch07-axum",
+                    Some(name),
+                )
+                .unwrap_or_else(|e| fail(e))
             })
             .collect()
     } else {
@@ -616,13 +583,7 @@ fn main() {
             cells(&["hash_load"], &["none", "inline", "offloaded"]),
             |cell, _| ping_cell(p, r, this, &cell.variant),
         )
-        .shaped_by(&[
-            "workers",
-            "run_ms",
-            "hash_clients",
-            "ping_per_s",
-            "ping_connections",
-        ]),
+        .shaped_by(PING_UNDER_HASH_LOAD),
         Experiment::new(
             "allocator",
             cells(&["books", "hash"], &["system", "mimalloc"]),
@@ -671,12 +632,6 @@ fn main() {
             cells(&["ping_inline"], generator_variants),
             |cell, _| generators_cell(p, r, this, &cell.variant, oha),
         )
-        .shaped_by(&[
-            "workers",
-            "run_ms",
-            "hash_clients",
-            "ping_per_s",
-            "ping_connections",
-        ]),
+        .shaped_by(PING_UNDER_HASH_LOAD),
     ]);
 }

@@ -644,11 +644,11 @@ fn claim(data: &Data, d: &Directive) -> Result<String, String> {
             claims.ids().join(", ")
         )
     })?;
-    let mark = match d.get("show") {
-        None | Some("figure") => false,
-        Some("mark") => true,
-        Some(other) => return Err(format!("show=`{other}`: use figure or mark")),
-    };
+    let show = d.get("show").unwrap_or("figure");
+    if !["figure", "mark", "answer"].contains(&show) {
+        return Err(format!("show=`{show}`: use figure, mark or answer"));
+    }
+    let mark = show == "mark";
     data.note_claim_used(record, id);
     let outcome = claim.check(&r.record);
     let machine = &r.machine;
@@ -661,7 +661,19 @@ fn claim(data: &Data, d: &Directive) -> Result<String, String> {
         outcome.summary()
     );
     let reference = data.is_reference(machine, record);
+    // An exercise's folded answer: the claim's id and sentence beside its figure, in plain view.
+    let answer = |class: &str, verdict: &str| {
+        format!(
+            "<code>{}</code>: <span class=\"claim {class}\" title=\"{}\">{}</span> {verdict} {} (claim: {})",
+            esc(id),
+            esc(&title),
+            esc(&outcome.figure),
+            esc(&claim.says),
+            esc(&outcome.bound)
+        )
+    };
     match &outcome.verdict {
+        Verdict::Held if show == "answer" => Ok(answer("held", "✓")),
         Verdict::Held => Ok(if mark {
             format!(
                 "<span class=\"claim-mark held\" title=\"{}\" aria-label=\"checked claim\">✓</span>",
@@ -681,6 +693,10 @@ fn claim(data: &Data, d: &Directive) -> Result<String, String> {
         )),
         Verdict::Missing(why) if reference => Err(format!(
             "claim `{id}` cannot be checked on {machine}: {why}"
+        )),
+        Verdict::NotHeld if show == "answer" => Ok(answer(
+            "not-held",
+            &format!("✗ not held on {}:", esc(machine)),
         )),
         Verdict::NotHeld => {
             let verdict = format!(
@@ -873,21 +889,20 @@ fn full_run(data: &Data, record: &str) -> Option<(f64, String, Option<f64>)> {
     rec.run_seconds.map(|s| (s, machine, one_rep))
 }
 
-/// How long a run of the listing takes on the record's machine: the `experiments` named (every
-/// one when empty) at `reps` repetitions (the record's when `None`), plus what the run spends
-/// outside the experiments (calibration, fixtures, builds of child binaries).
+/// How long a run of the listing measures on the record's machine: the `experiments` named (every
+/// one when empty) at `reps` repetitions (the record's when `None`). What the run spends outside
+/// the experiments is left out: mostly builds of child binaries, which a second run skips.
 pub fn estimated_seconds(
     rec: &Record,
     experiments: &[&str],
     reps: Option<u32>,
 ) -> Result<f64, String> {
-    let total = rec.run_seconds.filter(|_| !rec.experiment_seconds.is_empty()).ok_or_else(|| {
-        format!(
+    if rec.experiment_seconds.is_empty() {
+        return Err(format!(
             "the record of {} on {} does not keep how long its experiments took (it predates run times): rerun it with --save",
             rec.chapter, rec.machine.name
-        )
-    })?;
-    let inside: f64 = rec.experiment_seconds.values().sum();
+        ));
+    }
     let scale = f64::from(reps.unwrap_or(rec.reps)) / f64::from(rec.reps);
     let mut chosen = 0.0;
     for (name, secs) in &rec.experiment_seconds {
@@ -905,19 +920,24 @@ pub fn estimated_seconds(
             list(&known)
         ));
     }
-    Ok((total - inside).max(0.0) + chosen)
+    Ok(chosen)
 }
 
 /// A duration as a reader plans with it: seconds to the nearest five under a minute, else whole
 /// minutes.
 fn about(seconds: f64) -> String {
+    if seconds < 7.5 {
+        return "a few seconds".into();
+    }
     if seconds < 57.5 {
-        format!("about {} seconds", ((seconds / 5.0).round() * 5.0).max(5.0))
-    } else {
-        match (seconds / 60.0).round() {
-            1.0 => "about a minute".into(),
-            m => format!("about {m} minutes"),
-        }
+        return format!("about {} seconds", (seconds / 5.0).round() * 5.0);
+    }
+    let halves = (seconds / 30.0).round() as u64;
+    match (halves / 2, halves % 2) {
+        (1, 0) => "about a minute".into(),
+        (1, _) => "about a minute and a half".into(),
+        (m, 0) => format!("about {m} minutes"),
+        (m, _) => format!("about {m}½ minutes"),
     }
 }
 
@@ -991,10 +1011,23 @@ fn hints(data: &Data, d: &Directive) -> Result<String, String> {
         html.push_str(&format!(
             "<details class=\"hint\"><summary>Hint {}</summary><p>{}</p></details>\n",
             i + 1,
-            esc(hint)
+            code_spans(&esc(hint))
         ));
     }
     Ok(html)
+}
+
+/// `code` in backticks as `<code>`, in text already escaped.
+fn code_spans(text: &str) -> String {
+    let mut out = String::new();
+    for (i, part) in text.split('`').enumerate() {
+        if i % 2 == 1 {
+            out.push_str(&format!("<code>{part}</code>"));
+        } else {
+            out.push_str(part);
+        }
+    }
+    out
 }
 
 fn duration(seconds: f64) -> String {
@@ -1022,7 +1055,7 @@ fn minutes(data: &Data, d: &Directive) -> Result<String, String> {
             };
             let classroom = one_rep.map_or(String::new(), |r| {
                 format!(
-                    " One repetition of every case, <code>cargo run -p {} -- --reps 1</code>, takes {}: the classroom run, which every item below can use.",
+                    " One repetition of every case, <code>cargo run -p {} -- --reps 1</code>, measures for {}: the classroom run (the commands below give their own times).",
                     esc(record),
                     about(r)
                 )
@@ -1097,8 +1130,9 @@ fn schedule(data: &Data, d: &Directive) -> Result<String, String> {
             && let Some(b) = next_break.next()
         {
             rows.push(format!(
-                "<tr class=\"break\"><td>{}</td><td><em>Break</em></td><td>{b}</td><td></td></tr>",
-                clock(at)
+                "<tr class=\"break\"><td>{}</td><td><em>{}</em></td><td>{b}</td><td></td></tr>",
+                clock(at),
+                if *b >= 30 { "Lunch" } else { "Break" }
             ));
             at += b;
             since_break = 0;
@@ -1137,7 +1171,7 @@ fn schedule(data: &Data, d: &Directive) -> Result<String, String> {
         ));
     }
     Ok(format!(
-        "<table class=\"measure schedule\"><thead><tr><th>at</th><th>session</th><th>min</th><th>the experiment's full run</th></tr></thead><tbody>{}</tbody></table>\n<p class=\"schedule-total\">{at} of {length} minutes.</p>\n",
+        "<table class=\"measure schedule\"><thead><tr><th>at</th><th>session</th><th>min</th><th>the experiment's run: full, and one repetition</th></tr></thead><tbody>{}</tbody></table>\n<p class=\"schedule-total\">{at} of {length} minutes.</p>\n",
         rows.join("")
     ))
 }

@@ -318,10 +318,10 @@ fn a_chapter_states_its_minutes_once() {
         html.contains("20 min reading, 10 min demo, 30 min exercises (60 min)"),
         "{html}"
     );
-    // 100 s in all, 90 of them in three repetitions: one repetition is 10 + 30 seconds.
+    // 100 s in all, 90 of them measuring, in three repetitions: one repetition measures for 30.
     assert!(html.contains("took 1 min 40 s"), "{html}");
     assert!(
-        html.contains("-- --reps 1</code>, takes about 40 seconds"),
+        html.contains("-- --reps 1</code>, measures for about 30 seconds"),
         "{html}"
     );
 }
@@ -333,17 +333,17 @@ fn a_run_time_is_estimated_from_the_record() {
     assert!(
         shown("{{#measure runtime record=ch99-demo}}")
             .unwrap()
-            .contains(">about 2 minutes<")
+            .contains(">about a minute and a half<")
     );
     assert!(
         shown("{{#measure runtime record=ch99-demo experiment=demo reps=1}}")
             .unwrap()
-            .contains(">about 40 seconds<")
+            .contains(">about 30 seconds<")
     );
     assert!(
-        shown("{{#measure runtime record=ch99-demo reps=30}}")
+        shown("{{#measure runtime record=ch99-demo reps=5}}")
             .unwrap()
-            .contains(">about 15 minutes<")
+            .contains(">about 2½ minutes<")
     );
     let e = shown("{{#measure runtime record=ch99-demo experiment=nope}}").unwrap_err();
     assert!(
@@ -367,7 +367,7 @@ fn an_exercise_shows_its_hints_from_the_course() {
         "{html}"
     );
     assert!(
-        html.contains("<summary>Hint 1</summary><p>Look at the &lt;loop&gt;.</p>"),
+        html.contains("<summary>Hint 1</summary><p>Look at the <code>&lt;loop&gt;</code>.</p>"),
         "{html}"
     );
     assert!(
@@ -379,4 +379,24 @@ fn an_exercise_shows_its_hints_from_the_course() {
         e.contains("no exercise `nope` in course/exercises.toml; it has demo-fix"),
         "{e}"
     );
+}
+
+#[test]
+fn an_exercise_answer_shows_the_claim_in_plain_view() {
+    let html = expand(
+        &data(),
+        "{{#measure claim record=ch99-demo id=demo-stall show=answer}}",
+    )
+    .unwrap();
+    assert!(
+        html.starts_with("<code>demo-stall</code>: <span class=\"claim held\""),
+        "{html}"
+    );
+    assert!(html.contains("</span> ✓ "), "{html}");
+    let e = expand(
+        &data(),
+        "{{#measure claim record=ch99-demo id=demo-stall show=all}}",
+    )
+    .unwrap_err();
+    assert!(e.contains("use figure, mark or answer"), "{e}");
 }

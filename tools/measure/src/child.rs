@@ -8,20 +8,49 @@ use std::str::FromStr;
 /// program it runs, so when cargo runs this program the sibling is built (or brought up to date:
 /// a stale child would measure old code) in the same profile; without cargo, it must exist.
 pub fn sibling_binary(package: &str, name: &str) -> Result<PathBuf, String> {
+    binary_in_profile(package, name, None)
+}
+
+/// The binary `name` of `package` built with Cargo profile `profile` (`None`: the profile of the
+/// running program), brought up to date when cargo runs this program, else as found.
+pub fn binary_in_profile(
+    package: &str,
+    name: &str,
+    profile: Option<&str>,
+) -> Result<PathBuf, String> {
     let exe = std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
-    let path = exe.with_file_name(name);
+    let here = exe.parent().ok_or("cannot find the target folder")?;
+    let (dir, profile) = match profile {
+        Some(p) => (here.parent().ok_or("no target folder")?.join(p), p),
+        // A profile builds into a folder of its name, except `dev`, which builds into `debug`.
+        None => match here.file_name().and_then(|n| n.to_str()) {
+            Some("debug") | None => (here.to_path_buf(), "dev"),
+            Some(folder) => (here.to_path_buf(), folder),
+        },
+    };
+    let path = dir.join(name);
     let Ok(cargo) = std::env::var("CARGO") else {
         return Some(path.clone()).filter(|p| p.is_file()).ok_or(format!(
-            "{} is missing: build it with `cargo build -p {package} --bins`",
+            "{} is missing: build it with `cargo build -p {package} --bin {name} --profile {profile}`",
             path.display()
         ));
     };
-    let mut build = std::process::Command::new(cargo);
-    build.args(["build", "-q", "-p", package, "--bin", name]);
-    if exe.to_string_lossy().contains("/release/") {
-        build.arg("--release");
+    if !path.is_file() {
+        eprintln!("building {name} with --profile {profile} (once)");
     }
-    let ok = build.status().map(|s| s.success()).unwrap_or(false);
+    let ok = std::process::Command::new(cargo)
+        .args([
+            "build",
+            "-q",
+            "-p",
+            package,
+            "--bin",
+            name,
+            "--profile",
+            profile,
+        ])
+        .status()
+        .is_ok_and(|s| s.success());
     if !ok || !path.is_file() {
         return Err(format!("could not build {}", path.display()));
     }

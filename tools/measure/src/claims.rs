@@ -17,6 +17,7 @@
 //! | test | figure | holds when |
 //! |---|---|---|
 //! | `ratio = [a, b]` | a ÷ b | within `at-least` / `at-most` |
+//! | `ratio-of-ratios = [[a, b], [c, d]]` | (a ÷ b) ÷ (c ÷ d) | within `at-least` / `at-most`: one change's effect against another setting's |
 //! | `value = a` | a | within `at-least` / `at-most` (a number in a's unit, or "1 ms") |
 //! | `lowest = a`, `among = [...]` | a | a is at or below every cell of `among` |
 //! | `highest = a`, `among = [...]` | a | a is at or above every cell of `among` |
@@ -54,6 +55,7 @@ pub struct Claim {
 #[derive(Debug, Clone)]
 pub enum Test {
     Ratio(CellRef, CellRef, Bound),
+    RatioOfRatios([CellRef; 4], Bound),
     Value(CellRef, Bound),
     Lowest(CellRef, Vec<CellRef>),
     Highest(CellRef, Vec<CellRef>),
@@ -96,6 +98,7 @@ struct RawClaim {
     id: String,
     says: String,
     ratio: Option<[String; 2]>,
+    ratio_of_ratios: Option<[[String; 2]; 2]>,
     value: Option<String>,
     lowest: Option<String>,
     highest: Option<String>,
@@ -170,6 +173,10 @@ impl Claim {
         if let Some([a, b]) = &raw.ratio {
             tests.push(Test::Ratio(cell(a)?, cell(b)?, bound.clone()));
         }
+        if let Some([[a, b], [c, d]]) = &raw.ratio_of_ratios {
+            let cells = [cell(a)?, cell(b)?, cell(c)?, cell(d)?];
+            tests.push(Test::RatioOfRatios(cells, bound.clone()));
+        }
         if let Some(a) = &raw.value {
             tests.push(Test::Value(cell(a)?, bound.clone()));
         }
@@ -196,7 +203,7 @@ impl Claim {
         }
         if tests.len() != 1 {
             return Err(
-                "give exactly one of ratio, value, lowest, highest, ratio-to-lowest, spread, each (see tools/measure/src/claims.rs)"
+                "give exactly one of ratio, ratio-of-ratios, value, lowest, highest, ratio-to-lowest, spread, each (see tools/measure/src/claims.rs)"
                     .into(),
             );
         }
@@ -204,6 +211,7 @@ impl Claim {
         let bounded = matches!(
             test,
             Test::Ratio(..)
+                | Test::RatioOfRatios(..)
                 | Test::Value(..)
                 | Test::Spread(..)
                 | Test::RatioToLowest(..)
@@ -244,6 +252,7 @@ impl Claim {
     pub fn cells(&self) -> Vec<&CellRef> {
         match &self.test {
             Test::Ratio(a, b, _) => vec![a, b],
+            Test::RatioOfRatios(cells, _) => cells.iter().collect(),
             Test::Value(a, _) => vec![a],
             Test::Lowest(a, among) | Test::Highest(a, among) | Test::RatioToLowest(a, among, _) => {
                 std::iter::once(a).chain(among).collect()
@@ -318,6 +327,14 @@ impl Claim {
                     return Err("the denominator is zero".into());
                 }
                 let r = a / b;
+                (format!("{}×", sig3(r)), bound.holds(r))
+            }
+            Test::RatioOfRatios(_, bound) => {
+                let (a, b, c, d) = (in_seconds(0), in_seconds(1), in_seconds(2), in_seconds(3));
+                if b == 0.0 || c == 0.0 || d == 0.0 {
+                    return Err("a denominator is zero".into());
+                }
+                let r = (a / b) / (c / d);
                 (format!("{}×", sig3(r)), bound.holds(r))
             }
             Test::Value(_, bound) => {
@@ -409,7 +426,7 @@ impl Claim {
             ""
         };
         let core = match &self.test {
-            Test::Ratio(_, _, b) | Test::Spread(_, b) => times(b),
+            Test::Ratio(_, _, b) | Test::RatioOfRatios(_, b) | Test::Spread(_, b) => times(b),
             Test::RatioToLowest(_, among, b) => {
                 format!("{} the lowest of {}", times(b), among.len())
             }
@@ -625,6 +642,12 @@ spread = ["blocking/0/inline/p99", "blocking/0/fix/p99"]
 at-most = 2
 
 [[claim]]
+id = "burst-hurts-inline-more"
+says = "the burst raises inline's p99 at least 10× as much as the fix's"
+ratio-of-ratios = [["blocking/1/inline/p99", "blocking/0/inline/p99"], ["blocking/1/fix/p99", "blocking/0/fix/p99"]]
+at-least = 10
+
+[[claim]]
 id = "fix-under-1ms-everywhere"
 says = "the fix's p99 stays under 1 ms at every burst, in every repetition"
 each = ["blocking/0/fix/p99", "blocking/1/fix/p99"]
@@ -671,6 +694,9 @@ stat = "every-repetition"
         let each = claims.get("fix-under-1ms-everywhere").unwrap().check(&rec);
         assert_eq!(each.figure, "150 µs", "the worst cell's median");
         assert_eq!(each.bound, "≤ 1 ms in each of 2, in every repetition");
+        // (35 ms ÷ 100 µs) ÷ (150 µs ÷ 95 µs)
+        let rr = claims.get("burst-hurts-inline-more").unwrap().check(&rec);
+        assert_eq!(rr.summary(), "222× (claim: ≥ 10×)");
     }
 
     #[test]
@@ -681,6 +707,12 @@ stat = "every-repetition"
         let o = claims.get("stall").unwrap().check(&rec);
         assert_eq!(o.verdict, Verdict::NotHeld);
         assert_eq!(o.figure, "4.29×");
+        // (6 ms ÷ 100 µs) ÷ (1.4 ms ÷ 95 µs): the fix suffered from the burst too.
+        let rr = claims.get("burst-hurts-inline-more").unwrap().check(&rec);
+        assert_eq!(
+            (rr.verdict, rr.figure.as_str()),
+            (Verdict::NotHeld, "4.07×")
+        );
         assert_eq!(
             claims.get("fix-fast").unwrap().check(&rec).verdict,
             Verdict::NotHeld
