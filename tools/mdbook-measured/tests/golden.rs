@@ -350,6 +350,13 @@ fn a_run_time_is_estimated_from_the_record() {
         e.contains("experiment `nope` is not in the record; it has demo"),
         "{e}"
     );
+    assert!(
+        shown("{{#measure runtime record=ch99-demo reps=1 scale=1/3}}")
+            .unwrap()
+            .contains(">about 10 seconds<")
+    );
+    let e = shown("{{#measure runtime record=ch99-demo scale=-2}}").unwrap_err();
+    assert!(e.contains("scale=-2: a positive number"), "{e}");
     let e = shown("{{#measure runtime record=ch99-demo reps=0}}").unwrap_err();
     assert!(e.contains("reps=0: a whole number"), "{e}");
     let e = shown("{{#measure runtime record=ch98-wide}}").unwrap_err();
