@@ -965,7 +965,11 @@ fn runtime(data: &Data, d: &Directive) -> Result<String, String> {
             let (top, bottom) = f.split_once('/').unwrap_or((f, "1"));
             match (top.parse::<f64>(), bottom.parse::<f64>()) {
                 (Ok(t), Ok(b)) if t > 0.0 && b > 0.0 => t / b,
-                _ => return Err(format!("scale={f}: a positive number or fraction, e.g. 5/3")),
+                _ => {
+                    return Err(format!(
+                        "scale={f}: a positive number or fraction, e.g. 5/3"
+                    ));
+                }
             }
         }
     };
