@@ -10,9 +10,10 @@ use ch03_spawns::child::Report;
 use ch03_spawns::{Split, work};
 use measure::{Cell, Chapter, Cli, Experiment, Harness, Measurement};
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// The setup, chosen for this machine (see `Params::for_machine`).
@@ -273,28 +274,19 @@ fn system_allocator() -> Option<String> {
     Some(text.lines().next()?.trim().to_string()).filter(|l| !l.is_empty())
 }
 
-/// The child binaries live beside this one; `cargo run` builds only this one, so build them if
-/// they are missing and cargo is at hand.
+/// The child binaries, one per allocator.
+const CHILDREN: [&str; 2] = ["tasks-system", "tasks-mimalloc"];
+
+/// A child binary beside this one, brought up to date by cargo once per run (`main` asks for
+/// each before the experiments start, so no build lands inside one).
 fn child(name: &str) -> Result<PathBuf, String> {
-    let exe = std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
-    let path = exe.with_file_name(name);
-    if !path.is_file() {
-        let cargo = std::env::var("CARGO").map_err(|_| {
-            format!(
-                "{} is missing: build it with `cargo build -p ch03-spawns --bins`",
-                path.display()
-            )
-        })?;
-        let mut build = std::process::Command::new(cargo);
-        build.args(["build", "-q", "-p", "ch03-spawns", "--bins"]);
-        if exe.to_string_lossy().contains("/release/") {
-            build.arg("--release");
-        }
-        let ok = build.status().map(|s| s.success()).unwrap_or(false);
-        if !ok || !path.is_file() {
-            return Err(format!("could not build {}", path.display()));
-        }
+    static FOUND: Mutex<BTreeMap<String, PathBuf>> = Mutex::new(BTreeMap::new());
+    let mut found = FOUND.lock().map_err(|_| "a child lookup panicked")?;
+    if let Some(path) = found.get(name) {
+        return Ok(path.clone());
     }
+    let path = measure::child::sibling_binary("ch03-spawns", name)?;
+    found.insert(name.to_string(), path.clone());
     Ok(path)
 }
 
@@ -302,8 +294,8 @@ fn child(name: &str) -> Result<PathBuf, String> {
 /// (`handles_dropped_mimalloc`): (what, the child binary to run).
 fn split_allocator(variant: &str) -> (&str, String) {
     match variant.split_once("_mimalloc") {
-        Some((what, _)) => (what, "tasks-mimalloc".into()),
-        None => (variant, "tasks-system".into()),
+        Some((what, _)) => (what, CHILDREN[1].into()),
+        None => (variant, CHILDREN[0].into()),
     }
 }
 
@@ -383,6 +375,12 @@ fn main() {
     if let Err(e) = check_memory(&p) {
         eprintln!("error: {e}");
         std::process::exit(1);
+    }
+    for name in CHILDREN {
+        if let Err(e) = child(name) {
+            eprintln!("error: {e}");
+            std::process::exit(1);
+        }
     }
     let rounds_per_us = calibrate();
     h.params(&p);
