@@ -1,7 +1,7 @@
 //! Rendering each kind of directive.
 
 use crate::chart::{self, ChartKind, ChartSpec, Point};
-use crate::data::{Data, Dim, Resolved, SELECTORS, list};
+use crate::data::{Data, Dim, Resolved, SELECTORS, Session, list};
 use crate::{Directive, esc, locked_versions};
 use measure::claims::{Verdict, resolve_case};
 use measure::noise;
@@ -879,14 +879,26 @@ fn class(data: &Data, d: &Directive) -> Result<String, String> {
     Ok(html)
 }
 
-/// How long a chapter's full run took on the machine its figures come from, if the record says,
-/// with the machine and how long one repetition of every case would take (if the record keeps
-/// its experiments' times).
-fn full_run(data: &Data, record: &str) -> Option<(f64, String, Option<f64>)> {
-    let machine = data.machine_for(record, None);
-    let rec = data.record(&machine, record).ok()?;
-    let one_rep = estimated_seconds(&rec, &[], Some(1)).ok();
-    rec.run_seconds.map(|s| (s, machine, one_rep))
+/// How long a chapter's full run took on the machine its figures come from, if the record says.
+struct FullRun {
+    seconds: f64,
+    machine: String,
+    /// How long one repetition of every case measures, if the record keeps its experiments' times.
+    one_rep: Option<f64>,
+    /// Whether the full run fits in the chapter's demo minutes.
+    live: bool,
+}
+
+fn full_run(data: &Data, session: &Session) -> Option<FullRun> {
+    let machine = data.machine_for(&session.record, None);
+    let rec = data.record(&machine, &session.record).ok()?;
+    let seconds = rec.run_seconds?;
+    Some(FullRun {
+        seconds,
+        one_rep: estimated_seconds(&rec, &[], Some(1)).ok(),
+        live: seconds <= 60.0 * f64::from(session.demo),
+        machine,
+    })
 }
 
 /// How long a run of the listing measures on the record's machine: the `experiments` named (every
@@ -989,32 +1001,9 @@ fn hints(data: &Data, d: &Directive) -> Result<String, String> {
     let name = d
         .get("exercise")
         .ok_or("missing exercise=NAME (from course/exercises.toml)")?;
-    let path = data.root().join("course/exercises.toml");
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let doc: toml::Table = text
-        .parse()
-        .map_err(|e| format!("{} is not valid TOML: {e}", path.display()))?;
-    let exercises = doc
-        .get("exercise")
-        .and_then(|e| e.as_array())
-        .ok_or_else(|| format!("{} has no [[exercise]]", path.display()))?;
-    let named = |e: &&toml::Value| e.get("name").and_then(|n| n.as_str()) == Some(name);
-    let Some(exercise) = exercises.iter().find(named) else {
-        let names: Vec<String> = exercises
-            .iter()
-            .filter_map(|e| e.get("name")?.as_str().map(str::to_string))
-            .collect();
-        return Err(format!(
-            "no exercise `{name}` in course/exercises.toml; it has {}",
-            list(&names)
-        ));
-    };
-    let hints: Vec<&str> = exercise
-        .get("hints")
-        .and_then(|h| h.as_array())
-        .map(|h| h.iter().filter_map(|x| x.as_str()).collect())
-        .unwrap_or_default();
+    let all = course::exercises(data.root()).map_err(|e| format!("{e:#}"))?;
+    let exercise = course::find(&all, name).map_err(|e| format!("{e:#}"))?;
+    let hints = &exercise.hints;
     if hints.is_empty() {
         return Err(format!("exercise `{name}` has no hints"));
     }
@@ -1061,14 +1050,14 @@ fn minutes(data: &Data, d: &Directive) -> Result<String, String> {
     d.check_keys(&["record", "reading", "demo", "exercises"])?;
     let record = d.get("record").unwrap_or_default();
     let s = data.session(record)?;
-    let run = match full_run(data, record) {
-        Some((secs, machine, one_rep)) => {
-            let when = if secs <= 60.0 * f64::from(s.demo) {
+    let run = match full_run(data, s) {
+        Some(run) => {
+            let when = if run.live {
                 "short enough to run live"
             } else {
                 "run it before class"
             };
-            let classroom = one_rep.map_or(String::new(), |r| {
+            let classroom = run.one_rep.map_or(String::new(), |r| {
                 format!(
                     " One repetition of every case, <code>cargo run -p {} -- --reps 1</code>, measures for {}: the classroom run (the commands below give their own times).",
                     esc(record),
@@ -1078,8 +1067,8 @@ fn minutes(data: &Data, d: &Directive) -> Result<String, String> {
             format!(
                 " A full run, <code>cargo run -p {}</code>, took {} on <code>{}</code>: {when}.{classroom}",
                 esc(record),
-                duration(secs),
-                esc(&machine)
+                duration(run.seconds),
+                esc(&run.machine)
             )
         }
         None => format!(
@@ -1152,17 +1141,13 @@ fn schedule(data: &Data, d: &Directive) -> Result<String, String> {
             at += b;
             since_break = 0;
         }
-        let run = match full_run(data, record) {
-            Some((secs, _, one_rep)) => {
-                let when = if secs <= 60.0 * f64::from(s.demo) {
-                    "live"
-                } else {
-                    "before class"
-                };
-                let classroom = one_rep.map_or(String::new(), |r| {
+        let run = match full_run(data, s) {
+            Some(run) => {
+                let when = if run.live { "live" } else { "before class" };
+                let classroom = run.one_rep.map_or(String::new(), |r| {
                     format!("; <code>--reps 1</code> {}", about(r))
                 });
-                format!("{when} ({}){classroom}", duration(secs))
+                format!("{when} ({}){classroom}", duration(run.seconds))
             }
             None => "quick mode live".into(),
         };

@@ -383,7 +383,7 @@ fn an_exercise_shows_its_hints_from_the_course() {
     );
     let e = expand(&data(), "{{#measure hints exercise=nope}}").unwrap_err();
     assert!(
-        e.contains("no exercise `nope` in course/exercises.toml; it has demo-fix"),
+        e.contains("no exercise `nope`; the exercises are: demo-fix"),
         "{e}"
     );
 }
