@@ -2,7 +2,7 @@
 //! and the versions of the crates in the workspace's Cargo.lock.
 use std::process::Command;
 
-#[path = "src/lockfile.rs"]
+#[path = "../records/src/lockfile.rs"]
 mod lockfile;
 
 fn main() {

@@ -575,38 +575,18 @@ fn main() {
         window: Duration::from_millis(p.window_ms),
         path: SpawnPath::Injection,
     };
-    let cells = |cases: Vec<String>, variants: &[&str]| -> Vec<Cell> {
-        cases
-            .iter()
-            .flat_map(|c| variants.iter().map(move |v| Cell::new(c, v)))
-            .collect()
-    };
     let variants: Vec<&str> = Variant::ALL.iter().map(|v| v.name()).collect();
     let variant = |cell: &Cell| Variant::from_name(&cell.variant).expect("cells name variants");
-    let bursts = p.bursts.iter().map(|b| b.to_string()).collect();
-    let costs = p.heavy_costs_ms.iter().map(|c| c.to_string()).collect();
-    let paths = vec!["injection".to_string(), "accept_loop".into()];
-    let spins = GENERATOR_SPINS_US.iter().map(|s| s.to_string()).collect();
+    let paths = ["injection", "accept_loop"];
     h.run(vec![
-        Experiment::new("blocking", cells(bursts, &variants), |cell, _| {
+        Experiment::new("blocking", Cell::grid(&p.bursts, &variants), |cell, _| {
             let burst = cell.case.parse().expect("cases are burst sizes");
             run_cell(&p, &expected, &main_workload(burst), variant(cell))
         })
-        .shaped_by(&[
-            "workers",
-            "lane_threads",
-            "light_cost_us",
-            "heavy_cost_ms",
-            "light_load",
-            "heavy_load",
-            "warmup_ms",
-            "window_ms",
-            "bursts",
-            "generator_spin_us",
-        ]),
+        .shaped_by(measure::fields!(p => workers, lane_threads, light_cost_us, heavy_cost_ms, light_load, heavy_load, warmup_ms, window_ms, bursts, generator_spin_us)),
         Experiment::new(
             "heavy_cost",
-            cells(costs, &["inline", "spawn_blocking"]),
+            Cell::grid(&p.heavy_costs_ms, ["inline", "spawn_blocking"]),
             |cell, _| {
                 let w = Workload {
                     heavy_cost_ms: cell.case.parse().expect("cases are job lengths"),
@@ -616,19 +596,10 @@ fn main() {
                 run_cell(&p, &expected, &w, variant(cell))
             },
         )
-        .shaped_by(&[
-            "workers",
-            "light_cost_us",
-            "light_load",
-            "heavy_load",
-            "warmup_ms",
-            "heavy_costs_ms",
-            "heavy_cost_window_ms",
-            "generator_spin_us",
-        ]),
+        .shaped_by(measure::fields!(p => workers, light_cost_us, light_load, heavy_load, warmup_ms, heavy_costs_ms, heavy_cost_window_ms, generator_spin_us)),
         Experiment::new(
             "spawn_path",
-            cells(paths, &["inline", "spawn_blocking"]),
+            Cell::grid(paths, ["inline", "spawn_blocking"]),
             |cell, _| {
                 let w = Workload {
                     path: SpawnPath::from_name(&cell.case).expect("cases are spawn paths"),
@@ -637,19 +608,10 @@ fn main() {
                 run_cell(&p, &expected, &w, variant(cell))
             },
         )
-        .shaped_by(&[
-            "workers",
-            "light_cost_us",
-            "heavy_cost_ms",
-            "light_load",
-            "heavy_load",
-            "warmup_ms",
-            "window_ms",
-            "generator_spin_us",
-        ]),
-        Experiment::new("generator", cells(spins, &["alone"]), |cell, _| {
+        .shaped_by(measure::fields!(p => workers, light_cost_us, heavy_cost_ms, light_load, heavy_load, warmup_ms, window_ms, generator_spin_us)),
+        Experiment::new("generator", Cell::grid(GENERATOR_SPINS_US, ["alone"]), |cell, _| {
             generator_alone(&p, cell.case.parse().expect("cases are spin margins"))
         })
-        .shaped_by(&["light_rate_per_s", "window_ms"]),
+        .shaped_by(measure::fields!(p => light_rate_per_s, window_ms)),
     ]);
 }

@@ -141,6 +141,6 @@ fn the_stall_claim_fails_when_inline_is_only_a_few_times_the_fix() {
         .get("inline-stalls-at-workers")
         .unwrap()
         .check(&rec);
-    assert_eq!(o.verdict, Verdict::NotHeld, "{}", o.summary());
+    assert_eq!(o.verdict, Verdict::Refuted, "{}", o.summary());
     assert_eq!(o.figure, "3.00×");
 }

@@ -402,63 +402,43 @@ fn main() {
     let mut h = Harness::start(CHAPTER);
     let p = Params::new(h.cli(), h.cores());
     h.params(&p);
-    let cells = |cases: Vec<String>, variants: &[&str]| -> Vec<Cell> {
-        cases
-            .iter()
-            .flat_map(|c| variants.iter().map(move |v| Cell::new(c, v)))
-            .collect()
-    };
-    let timer_cases = vec!["50".to_string(), "1000".into(), "2000".into()];
-    let workers: Vec<String> = p.worker_sweep.iter().map(|w| w.to_string()).collect();
-    let shards: Vec<String> = p.shard_counts.iter().map(|s| s.to_string()).collect();
     let locks: Vec<&str> = Lock::ALL.iter().map(|l| l.name()).collect();
     let lock = |c: &Cell| Lock::from_name(&c.variant).expect("cells name locks");
     h.run(vec![
         Experiment::new(
             "timer",
-            cells(timer_cases, &["tokio_sleep", "precise_upstream"]),
+            Cell::grid([50, 1000, 2000], ["tokio_sleep", "precise_upstream"]),
             |c, _| timer(&p, c.case.parse().expect("delays in µs"), &c.variant),
         )
-        .shaped_by(&["timer_samples", "workers"]),
+        .shaped_by(measure::fields!(p => timer_samples, workers)),
         Experiment::new(
             "guard_across_await",
-            cells(vec![p.held_calls.to_string()], &["held", "scoped"]),
+            Cell::grid([p.held_calls], ["held", "scoped"]),
             |c, _| guard_across_await(&p, &c.variant),
         )
-        .shaped_by(&["held_calls", "upstream_latency_ms", "workers"]),
-        Experiment::new("which_mutex", cells(workers, &locks), |c, _| {
+        .shaped_by(measure::fields!(p => held_calls, upstream_latency_ms, workers)),
+        Experiment::new("which_mutex", Cell::grid(&p.worker_sweep, &locks), |c, _| {
             which_mutex(&p, c.case.parse().expect("worker counts"), lock(c))
         })
-        .shaped_by(&["tasks", "updates_per_task", "worker_sweep"]),
+        .shaped_by(measure::fields!(p => tasks, updates_per_task, worker_sweep)),
         Experiment::new(
             "sharding",
-            cells(shards.clone(), &["padded", "packed"]),
+            Cell::grid(&p.shard_counts, ["padded", "packed"]),
             |c, _| {
                 let padded = c.variant == "padded";
                 sharding(&p, c.case.parse().expect("shard counts"), padded)
             },
         )
-        .shaped_by(&[
-            "contention_threads",
-            "increments_per_thread",
-            "shard_counts",
-            "keys",
-        ]),
-        Experiment::new("acquire_time", cells(shards, &["sampled"]), |c, _| {
+        .shaped_by(measure::fields!(p => contention_threads, increments_per_thread, shard_counts, keys)),
+        Experiment::new("acquire_time", Cell::grid(&p.shard_counts, ["sampled"]), |c, _| {
             acquire_time(&p, c.case.parse().expect("shard counts"))
         })
-        .shaped_by(&[
-            "contention_threads",
-            "increments_per_thread",
-            "shard_counts",
-            "keys",
-            "acquire_sample_every",
-        ]),
+        .shaped_by(measure::fields!(p => contention_threads, increments_per_thread, shard_counts, keys, acquire_sample_every)),
         Experiment::new(
             "config",
-            cells(vec![p.config_readers.to_string()], &SharedConfig::KINDS),
+            Cell::grid([p.config_readers], SharedConfig::KINDS),
             |c, _| config(&p, &c.variant),
         )
-        .shaped_by(&["config_readers", "config_writes_per_s", "config_window_ms"]),
+        .shaped_by(measure::fields!(p => config_readers, config_writes_per_s, config_window_ms)),
     ]);
 }

@@ -404,25 +404,14 @@ fn main() {
             .map(|(us, s, _)| (us.clone(), s.items))
             .collect::<std::collections::BTreeMap<_, _>>(),
     );
-    let cells = |cases: Vec<String>, variants: &[String]| -> Vec<Cell> {
-        cases
-            .iter()
-            .flat_map(|c| variants.iter().map(move |v| Cell::new(c, v)))
-            .collect()
-    };
-    let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-    let spawn_cases = p.spawn_counts.iter().map(|n| n.to_string()).collect();
-    let idle = vec![p.idle_tasks.to_string()];
-    let future = vec![p.future_tasks.to_string()];
-    let pacing = names(&["tight", "paced"]);
-    let spawn_variants = names(&[
+    let spawn_variants = [
         "inside",
         "outside",
         "handles_dropped",
         "inside_mimalloc",
         "outside_mimalloc",
         "handles_dropped_mimalloc",
-    ]);
+    ];
     let peak_want =
         (0..p.peak_tasks as u64).fold(0u64, |s, i| s.wrapping_add(work(p.peak_rounds, i)));
     let mut experiments = vec![
@@ -431,16 +420,10 @@ fn main() {
             let split = Split::from_name(&cell.variant).expect("cells name splits");
             split_work(&p, *size, *want, split, rep % 2 == 1)
         })
-        .shaped_by(&[
-            "workers",
-            "total_work_ms",
-            "item_sizes_us",
-            "overhead_sizes_us",
-            "chunk_counts",
-        ]),
+        .shaped_by(measure::fields!(p => workers, total_work_ms, item_sizes_us, overhead_sizes_us, chunk_counts)),
         Experiment::new(
             "spawn_and_join",
-            cells(spawn_cases, &spawn_variants),
+            Cell::grid(&p.spawn_counts, spawn_variants),
             |cell, _| {
                 let (from, binary) = split_allocator(&cell.variant);
                 let from = if from == "handles_dropped" {
@@ -455,14 +438,14 @@ fn main() {
                 Ok(m)
             },
         )
-        .shaped_by(&["workers", "spawn_counts"]),
+        .shaped_by(measure::fields!(p => workers, spawn_counts)),
     ];
     // The memory experiments read resident memory from /proc/self/status.
     if cfg!(target_os = "linux") {
         experiments.extend([
             Experiment::new(
                 "idle_memory",
-                cells(idle, &names(&["system", "mimalloc"])),
+                Cell::grid([p.idle_tasks], ["system", "mimalloc"]),
                 |cell, _| {
                     let binary = format!("tasks-{}", cell.variant);
                     let r = in_child(&binary, p.workers, &["idle", &cell.case, "plain"])?;
@@ -471,10 +454,10 @@ fn main() {
                     Ok(m)
                 },
             )
-            .shaped_by(&["workers", "idle_tasks"]),
+            .shaped_by(measure::fields!(p => workers, idle_tasks)),
             Experiment::new(
                 "future_size",
-                cells(future, &names(&["plain", "buffer", "boxed", "scoped"])),
+                Cell::grid([p.future_tasks], ["plain", "buffer", "boxed", "scoped"]),
                 |cell, _| {
                     let r = in_child(
                         "tasks-system",
@@ -490,17 +473,17 @@ fn main() {
                     Ok(m)
                 },
             )
-            .shaped_by(&["workers", "future_tasks"]),
+            .shaped_by(measure::fields!(p => workers, future_tasks)),
             Experiment::new(
                 "peak_memory",
-                cells(
-                    pacing,
-                    &names(&[
+                Cell::grid(
+                    ["tight", "paced"],
+                    [
                         "handles_kept",
                         "handles_dropped",
                         "handles_kept_mimalloc",
                         "handles_dropped_mimalloc",
-                    ]),
+                    ],
                 ),
                 |cell, _| {
                     let (how, binary) = split_allocator(&cell.variant);
@@ -542,7 +525,7 @@ fn main() {
                     Ok(m)
                 },
             )
-            .shaped_by(&["workers", "peak_tasks", "peak_rounds", "peak_yield_every"]),
+            .shaped_by(measure::fields!(p => workers, peak_tasks, peak_rounds, peak_yield_every)),
         ]);
     } else {
         eprintln!(

@@ -86,13 +86,13 @@ fn the_tight_loop_claims_fail_when_the_workers_keep_up() {
         .get("tight-loop-keeps-tasks-anyway")
         .unwrap()
         .check(&rec);
-    assert_eq!(o.verdict, Verdict::NotHeld, "{}", o.summary());
+    assert_eq!(o.verdict, Verdict::Refuted, "{}", o.summary());
     assert_eq!(o.figure, "7.78×");
     let o = claims()
         .get("tight-loop-backlog-is-the-allocator")
         .unwrap()
         .check(&rec);
-    assert_eq!(o.verdict, Verdict::NotHeld, "{}", o.summary());
+    assert_eq!(o.verdict, Verdict::Refuted, "{}", o.summary());
 }
 
 #[test]

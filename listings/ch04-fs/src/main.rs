@@ -402,67 +402,53 @@ fn main() {
         read_variants.push("io_uring".into());
         size_variants.push("io_uring".into());
     }
-    let cells = |cases: &[String], variants: &[String]| -> Vec<Cell> {
-        cases
-            .iter()
-            .flat_map(|c| variants.iter().map(move |v| Cell::new(c, v)))
-            .collect()
-    };
-    let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-    let size_cases: Vec<String> = p.file_sizes.iter().map(|s| s.to_string()).collect();
     let status = h.run_returning(vec![
         Experiment::new(
             "small_files",
-            cells(&[p.small_files.to_string()], &read_variants),
+            Cell::grid([p.small_files], &read_variants),
             |cell, _| {
                 let files = corpus(&small, p.small_files, p.small_file_bytes)?;
                 read_cell(&p, files, &cell.variant, true)
             },
         )
-        .shaped_by(&[
-            "workers",
-            "small_files",
-            "small_file_bytes",
-            "in_flight",
-            "io_uring_depth",
-            "light_rate_per_s",
-        ]),
+        .shaped_by(measure::fields!(p => workers, small_files, small_file_bytes, in_flight, io_uring_depth, light_rate_per_s)),
         Experiment::new(
             "file_size",
-            cells(&size_cases, &size_variants),
+            Cell::grid(&p.file_sizes, &size_variants),
             |cell, _| {
-                let i = size_cases
+                let i = p
+                    .file_sizes
                     .iter()
-                    .position(|c| *c == cell.case)
+                    .position(|size| size.to_string() == cell.case)
                     .expect("a size");
                 let size = p.file_sizes[i];
                 let files = corpus(&sized[i], (p.bytes_per_size / size).max(1), size)?;
                 read_cell(&p, files, &cell.variant, false)
             },
         )
-        .shaped_by(&["workers", "file_sizes", "bytes_per_size", "io_uring_depth"]),
+        .shaped_by(measure::fields!(p => workers, file_sizes, bytes_per_size, io_uring_depth)),
         Experiment::new(
             "write_files",
-            cells(
-                &names(&["no_sync", "sync"]),
-                &names(&["tokio_fs_loop", "std_one_spawn_blocking"]),
+            Cell::grid(
+                ["no_sync", "sync"],
+                ["tokio_fs_loop", "std_one_spawn_blocking"],
             ),
             |cell, _| write_cell(&p, &parent, &cell.variant, cell.case == "sync"),
         )
-        .shaped_by(&["workers", "write_files", "synced_files", "write_file_bytes"]),
+        .shaped_by(measure::fields!(p => workers, write_files, synced_files, write_file_bytes)),
         Experiment::new(
             "small_records",
-            cells(
-                &[p.record_bytes.to_string()],
-                &names(&[
+            Cell::grid(
+                [p.record_bytes],
+                [
                     "tokio_file_unbuffered",
                     "tokio_bufwriter",
                     "std_bufwriter_one_spawn_blocking",
-                ]),
+                ],
             ),
             |cell, _| records_cell(&p, &parent, &cell.variant),
         )
-        .shaped_by(&["workers", "records", "record_bytes"]),
+        .shaped_by(measure::fields!(p => workers, records, record_bytes)),
     ]);
     // The test files go before the process does.
     drop((small, sized));

@@ -575,73 +575,41 @@ fn main() {
     if let Err(why) = &quota {
         eprintln!("note: {why}; the quota cases are skipped");
     }
-    let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-    let cells = |cases: &[String], variants: &[String]| -> Vec<Cell> {
-        cases
-            .iter()
-            .flat_map(|c| variants.iter().map(move |v| Cell::new(c, v)))
-            .collect()
-    };
     let mut budget_cases: Vec<String> =
         p.mask_cpus.iter().map(|c| format!("mask_{c}")).collect();
     if quota.is_ok() {
         budget_cases.push(format!("quota_{}", p.quota_cpus));
     }
-    let permit_cases: Vec<String> =
-        p.in_flight_permits.iter().map(|k| k.to_string()).collect();
-    let mut split_cells = cells(
-        &p.split_items
-            .iter()
-            .map(|n| n.to_string())
-            .collect::<Vec<_>>(),
-        &names(&["sequential", "par_iter"]),
-    );
+    let mut split_cells = Cell::grid(&p.split_items, ["sequential", "par_iter"]);
     split_cells.push(Cell::new("threshold", "par_iter"));
     let (p, s) = (&p, &s);
     h.run(vec![
         Experiment::new(
             "lanes",
-            cells(
-                &[p.requests.to_string()],
-                &names(&["idle", "inline", "rayon_spawn", "spawn_blocking"]),
+            Cell::grid(
+                [p.requests],
+                ["idle", "inline", "rayon_spawn", "spawn_blocking"],
             ),
             |cell, _| burst_cell(p, s, &cell.variant, p.permits),
         )
-        .shaped_by(&[
-            "workers",
-            "rayon_threads",
-            "requests",
-            "items",
-            "rounds",
-            "permits",
-            "tick_ms",
-            "idle_ms",
-        ]),
+        .shaped_by(measure::fields!(p => workers, rayon_threads, requests, items, rounds, permits, tick_ms, idle_ms)),
         Experiment::new(
             "budgets",
-            cells(
+            Cell::grid(
                 &budget_cases,
-                &names(&[
+                [
                     "defaults",
                     "host_cpus",
                     "rayon_all_tokio_1",
                     "rayon_less_one_tokio_1",
-                ]),
+                ],
             ),
             |cell, _| budget_cell(p, s, &cell.case, &cell.variant),
         )
-        .shaped_by(&[
-            "budget_requests",
-            "items",
-            "rounds",
-            "permits",
-            "tick_ms",
-            "mask_cpus",
-            "quota_cpus",
-        ]),
+        .shaped_by(measure::fields!(p => budget_requests, items, rounds, permits, tick_ms, mask_cpus, quota_cpus)),
         Experiment::new(
             "in_flight",
-            cells(&permit_cases, &names(&["rayon_spawn"])),
+            Cell::grid(&p.in_flight_permits, ["rayon_spawn"]),
             |cell, _| {
                 let permits = cell
                     .case
@@ -650,42 +618,25 @@ fn main() {
                 burst_cell(p, s, &cell.variant, permits)
             },
         )
-        .shaped_by(&[
-            "workers",
-            "rayon_threads",
-            "requests",
-            "items",
-            "rounds",
-            "tick_ms",
-            "in_flight_permits",
-        ]),
+        .shaped_by(measure::fields!(p => workers, rayon_threads, requests, items, rounds, tick_ms, in_flight_permits)),
         Experiment::new(
             "shedding",
-            cells(
-                &[format!("{}x", p.overload)],
-                &names(&["permit_in_handler", "permit_in_job", "busy_at_the_door"]),
+            Cell::grid(
+                [format!("{}x", p.overload)],
+                ["permit_in_handler", "permit_in_job", "busy_at_the_door"],
             ),
             |cell, _| shedding_cell(p, s, &cell.variant, capacity),
         )
-        .shaped_by(&[
-            "workers",
-            "rayon_threads",
-            "items",
-            "rounds",
-            "permits",
-            "overload",
-            "shed_s",
-            "deadline_ms",
-        ]),
+        .shaped_by(measure::fields!(p => workers, rayon_threads, items, rounds, permits, overload, shed_s, deadline_ms)),
         Experiment::new(
             "panics",
-            cells(
-                &[p.panic_requests.to_string()],
-                &names(&["no_handler", "handler", "catch_unwind"]),
+            Cell::grid(
+                [p.panic_requests],
+                ["no_handler", "handler", "catch_unwind"],
             ),
             |cell, _| panic_cell(p, &cell.variant),
         )
-        .shaped_by(&["panic_requests", "bad_request"]),
+        .shaped_by(measure::fields!(p => panic_requests, bad_request)),
         Experiment::new("split", split_cells, |cell, _| match cell.case.as_str() {
             "threshold" => threshold_cell(p, s),
             n => split_cell(
@@ -695,7 +646,7 @@ fn main() {
                 &cell.variant,
             ),
         })
-        .shaped_by(&["rayon_threads", "split_items", "split_rounds"]),
+        .shaped_by(measure::fields!(p => rayon_threads, split_items, split_rounds)),
     ]);
 }
 

@@ -77,12 +77,12 @@ fn every_claim_holds_on_a_record_shaped_like_the_books() {
 fn the_ticker_claim_fails_when_offloading_leaves_the_ticker_as_late() {
     let rec = shaped_like_the_books([300e6, 290e6, 310e6], 1.0);
     let o = claims().get("inline-freezes-ticker").unwrap().check(&rec);
-    assert_eq!(o.verdict, Verdict::NotHeld, "{}", o.summary());
+    assert_eq!(o.verdict, Verdict::Refuted, "{}", o.summary());
 }
 
 #[test]
 fn the_abort_claim_fails_when_the_child_does_not_abort() {
     let rec = shaped_like_the_books([4.9e6, 4.7e6, 5.1e6], 0.0);
     let o = claims().get("no-handler-aborts").unwrap().check(&rec);
-    assert_eq!(o.verdict, Verdict::NotHeld, "{}", o.summary());
+    assert_eq!(o.verdict, Verdict::Refuted, "{}", o.summary());
 }

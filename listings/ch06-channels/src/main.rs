@@ -337,31 +337,22 @@ fn main() {
             }
         }
     }
-    let cells = |cases: &[String], variants: &[&str]| -> Vec<Cell> {
-        cases
-            .iter()
-            .flat_map(|c| variants.iter().map(move |v| Cell::new(c, v)))
-            .collect()
-    };
     let both: Vec<&str> = both_allocators.iter().map(String::as_str).collect();
     let caps: Vec<String> =
         p.capacities.iter().map(|c| format!("cap{c}")).collect();
-    let cpus: Vec<String> = p.thread_cpus.iter().map(|c| c.to_string()).collect();
-    let run_ms: Vec<String> =
-        p.depth_after_ms.iter().map(|t| t.to_string()).collect();
     let p = &p;
     h.run(vec![
         Experiment::new("throughput", throughput_cells, |cell, _| {
             throughput_cell(p, &cell.case, &cell.variant, 0)
         })
-        .shaped_by(&["workers", "messages", "capacities", "topologies"]),
-        Experiment::new("ping_pong", cells(&["cap1".into()], &both), |cell, _| {
+        .shaped_by(measure::fields!(p => workers, messages, capacities, topologies)),
+        Experiment::new("ping_pong", Cell::grid(["cap1"], &both), |cell, _| {
             ping_pong_cell(p, &cell.variant)
         })
-        .shaped_by(&["workers", "round_trips"]),
+        .shaped_by(measure::fields!(p => workers, round_trips)),
         Experiment::new(
             "select",
-            cells(
+            Cell::grid(
                 &caps,
                 &[
                     "tokio_mpsc",
@@ -373,39 +364,33 @@ fn main() {
             ),
             |cell, _| select_cell(p, &cell.case, &cell.variant),
         )
-        .shaped_by(&["workers", "messages", "capacities"]),
+        .shaped_by(measure::fields!(p => workers, messages, capacities)),
         Experiment::new(
             "cancel",
-            cells(
-                &["cap1".into()],
-                &["tokio_mpsc", "kanal", "async_channel", "flume"],
+            Cell::grid(
+                ["cap1"],
+                ["tokio_mpsc", "kanal", "async_channel", "flume"],
             ),
             |cell, _| cancel_cell(p, &cell.variant),
         )
-        .shaped_by(&["workers", "cancel_messages"]),
-        Experiment::new("threads", cells(&cpus, &IMPLS), |cell, _| {
+        .shaped_by(measure::fields!(p => workers, cancel_messages)),
+        Experiment::new("threads", Cell::grid(&p.thread_cpus, IMPLS), |cell, _| {
             let n: usize =
                 cell.case.parse().map_err(|_| "a CPU count".to_string())?;
             let mut q = Params::for_machine(false, n as u32);
             q.messages = p.messages;
             throughput_cell(&q, "1to1_cap1024", &cell.variant, n)
         })
-        .shaped_by(&["messages", "thread_cpus"]),
+        .shaped_by(measure::fields!(p => messages, thread_cpus)),
         Experiment::new(
             "queue_depth",
-            cells(&run_ms, &["unbounded", "bounded"]),
+            Cell::grid(&p.depth_after_ms, ["unbounded", "bounded"]),
             |cell, _| {
                 let ms: u64 =
                     cell.case.parse().map_err(|_| "a duration".to_string())?;
                 queue_depth_cell(p, ms, cell.variant == "bounded")
             },
         )
-        .shaped_by(&[
-            "workers",
-            "offered_per_s",
-            "consumer_us",
-            "bounded_capacity",
-            "depth_after_ms",
-        ]),
+        .shaped_by(measure::fields!(p => workers, offered_per_s, consumer_us, bounded_capacity, depth_after_ms)),
     ]);
 }

@@ -471,15 +471,6 @@ fn find_oha() -> Option<PathBuf> {
 // ANCHOR: profiles
 /// The release profiles compared (workspace Cargo.toml): Cargo's defaults, and the
 /// chapter's (thin LTO, one codegen unit, line tables, unwinding panics).
-/// What shapes /ping under hash load, measured by this generator (`ping`) or by oha (`generators`).
-const PING_UNDER_HASH_LOAD: &[&str] = &[
-    "workers",
-    "run_ms",
-    "hash_clients",
-    "ping_per_s",
-    "ping_connections",
-];
-
 const PROFILES: [(&str, &str); 2] = [
     ("release_default", "ch07-release-default"),
     ("tuned", "ch07-tuned"),
@@ -564,12 +555,6 @@ fn main() {
             "note: oha is not installed, so `generators` runs this generator only"
         );
     }
-    let cells = |cases: &[&str], variants: &[&str]| -> Vec<Cell> {
-        cases
-            .iter()
-            .flat_map(|c| variants.iter().map(move |v| Cell::new(c, v)))
-            .collect()
-    };
     let generator_variants: &[&str] = if oha.is_some() {
         &["listing", "oha"]
     } else {
@@ -577,16 +562,18 @@ fn main() {
     };
     let (p, r) = (&p, &requests);
     let (this, with_mimalloc, oha) = (&this, &with_mimalloc, oha.as_deref());
+    // What shapes /ping under hash load, measured by this generator (`ping`) or by oha (`generators`).
+    let ping_under_hash_load = measure::fields!(p => workers, run_ms, hash_clients, ping_per_s, ping_connections);
     h.run(vec![
         Experiment::new(
             "ping",
-            cells(&["hash_load"], &["none", "inline", "offloaded"]),
+            Cell::grid(&["hash_load"], &["none", "inline", "offloaded"]),
             |cell, _| ping_cell(p, r, this, &cell.variant),
         )
-        .shaped_by(PING_UNDER_HASH_LOAD),
+        .shaped_by(ping_under_hash_load),
         Experiment::new(
             "allocator",
-            cells(&["books", "hash"], &["system", "mimalloc"]),
+            Cell::grid(&["books", "hash"], &["system", "mimalloc"]),
             |cell, _| {
                 let binary = if cell.variant == "mimalloc" {
                     with_mimalloc
@@ -596,23 +583,16 @@ fn main() {
                 route_cell(p, r, binary, &cell.case)
             },
         )
-        .shaped_by(&[
-            "workers",
-            "run_ms",
-            "books_per_page",
-            "books_per_s",
-            "hashes_per_s",
-            "connections",
-        ]),
+        .shaped_by(measure::fields!(p => workers, run_ms, books_per_page, books_per_s, hashes_per_s, connections)),
         Experiment::new(
             "counters",
-            cells(&["views"], &["one_mutex", "sharded"]),
+            Cell::grid(&["views"], &["one_mutex", "sharded"]),
             |cell, _| counters_cell(p, this, &cell.variant),
         )
-        .shaped_by(&["workers", "run_ms", "views_per_s", "connections"]),
+        .shaped_by(measure::fields!(p => workers, run_ms, views_per_s, connections)),
         Experiment::new(
             "profile",
-            cells(&["books"], &["release_default", "tuned"]),
+            Cell::grid(&["books"], &["release_default", "tuned"]),
             |cell, _| {
                 let i = PROFILES.iter().position(|(v, _)| *v == cell.variant);
                 let binary =
@@ -620,18 +600,12 @@ fn main() {
                 route_cell(p, r, binary, "books")
             },
         )
-        .shaped_by(&[
-            "workers",
-            "run_ms",
-            "books_per_page",
-            "books_per_s",
-            "connections",
-        ]),
+        .shaped_by(measure::fields!(p => workers, run_ms, books_per_page, books_per_s, connections)),
         Experiment::new(
             "generators",
-            cells(&["ping_inline"], generator_variants),
+            Cell::grid(&["ping_inline"], generator_variants),
             |cell, _| generators_cell(p, r, this, &cell.variant, oha),
         )
-        .shaped_by(PING_UNDER_HASH_LOAD),
+        .shaped_by(ping_under_hash_load),
     ]);
 }

@@ -1,13 +1,26 @@
 //! `book check`: every stored record is valid and fresh, and the book's claims (each listing's
-//! `claims.toml`) are checked on every machine's records, with their figures. A claim that does
-//! not hold on the machine the book takes a chapter's figures from fails the check; on other
-//! machines (a reader's, a second machine, a run beside a busy neighbour) it is reported.
+//! `claims.toml`) are judged on every machine's records, conclusions and invariants apart.
+//!
+//! The gates, by the machine a record comes from:
+//! - the book's machine for the chapter (book.toml's `reference-machine`): every conclusion is
+//!   *held*; one *not shown* or *refuted* fails the check;
+//! - the same machine beside a busy neighbour (`busy-machine`): no conclusion that is not marked
+//!   `quiet` is *refuted*;
+//! - any machine: no invariant is broken (a run with one saves nothing, so a stored one is a
+//!   record made by another means).
+//!
+//! Each conclusion's margin (how far its interval stays from its bound) is printed, and those
+//! under [`CLOSE`] on the book's machine are listed at the end.
 
 use anyhow::{Result, bail};
-use measure::claims::{Claims, Verdict};
+use measure::claims::{Claims, Kind, Outcome, Verdict};
+use measure::freshness;
 use measure::record::{self, Record};
 use measure::report::{claim_noise, noise_note};
 use std::path::{Path, PathBuf};
+
+/// Margins under this share of the bound are listed: one noisy rerun could cross them.
+pub const CLOSE: f64 = 0.10;
 
 /// Only checks that each file is a valid record (used on quick runs in CI).
 pub fn validate_files(files: &[PathBuf]) -> Result<()> {
@@ -24,10 +37,34 @@ pub fn validate_files(files: &[PathBuf]) -> Result<()> {
     Ok(())
 }
 
+/// Which gate a record passes through.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Role {
+    /// The machine the book takes this chapter's figures from.
+    Reference,
+    /// The reference machine with a busy neighbour.
+    Busy,
+    Other,
+}
+
+/// One chapter's verdicts on one record, for the closing table.
+struct Tally {
+    shown: String,
+    role: Role,
+    held: usize,
+    not_shown: usize,
+    refuted: usize,
+    invariants: usize,
+    invariants_held: usize,
+}
+
 /// Checks every record under data/.
 pub fn check_all(root: &Path) -> Result<()> {
     let data = root.join("data");
+    let busy = record::busy_machine(root);
     let mut failures = Vec::new();
+    let mut close = Vec::new();
+    let mut tallies = Vec::new();
     let mut checked = 0;
     for machine in sorted_entries(&data, |p| p.is_dir())? {
         let machine_name = machine
@@ -66,15 +103,20 @@ pub fn check_all(root: &Path) -> Result<()> {
                     "{shown}: a quick run; the book shows full runs only"
                 ));
             }
-            let listing = root.join("listings").join(&rec.chapter);
-            match record::listing_hash(&listing) {
-                Ok(h) if h == rec.build.listing_hash => println!("ok   {shown}: fresh (listing hash {h})"),
-                Ok(h) => failures.push(format!(
-                    "{shown}: stale: listings/{} changed since this record (hash {} → {h}); rerun `cargo run -p {} -- --save`, or, if you were only trying an exercise, undo your edits with `git checkout listings/{}`",
-                    rec.chapter, rec.build.listing_hash, rec.chapter, rec.chapter
+            match freshness::stale_inputs(root, &rec) {
+                Ok(changed) if changed.is_empty() => {
+                    println!(
+                        "ok   {shown}: fresh (inputs hash {})",
+                        rec.build.listing_hash
+                    )
+                }
+                Ok(changed) => failures.push(format!(
+                    "{shown}: stale: {}",
+                    freshness::stale_advice(&rec.chapter, &changed)
                 )),
-                Err(e) => failures.push(format!("{shown}: cannot hash listings/{}: {e}", rec.chapter)),
+                Err(e) => failures.push(format!("{shown}: {e}")),
             }
+            let listing = root.join("listings").join(&rec.chapter);
             let claims = match Claims::load(&listing) {
                 Ok(c) => c,
                 Err(e) => {
@@ -82,22 +124,86 @@ pub fn check_all(root: &Path) -> Result<()> {
                     continue;
                 }
             };
-            let the_books =
-                record::reference_machine(root, &rec.chapter).is_some_and(|m| m == machine_name);
-            for (line, held) in check_claims(&claims, &rec) {
-                let line = format!("{shown}: {line}");
-                match (held, the_books) {
-                    (true, _) => println!("ok   {line}"),
-                    (false, true) => failures.push(line),
-                    (false, false) => println!("not  {line} (not the book's machine)"),
+            let role = if record::reference_machine(root, &rec.chapter)
+                .is_some_and(|m| m == machine_name)
+            {
+                Role::Reference
+            } else if busy.as_deref() == Some(machine_name.as_str()) {
+                Role::Busy
+            } else {
+                Role::Other
+            };
+            let mut tally = Tally {
+                shown: shown.clone(),
+                role,
+                held: 0,
+                not_shown: 0,
+                refuted: 0,
+                invariants: 0,
+                invariants_held: 0,
+            };
+            for (claim, outcome) in claims.claims.iter().map(|c| (c, c.check(&rec))) {
+                let line = format!("{shown}: {}", line(claim, &outcome, &rec));
+                match claim.kind {
+                    Kind::Invariant => {
+                        tally.invariants += 1;
+                        if outcome.held() {
+                            tally.invariants_held += 1;
+                        }
+                    }
+                    Kind::Conclusion => match outcome.verdict {
+                        Verdict::Held => tally.held += 1,
+                        Verdict::NotShown => tally.not_shown += 1,
+                        Verdict::Refuted => tally.refuted += 1,
+                        Verdict::Missing(_) => {}
+                    },
+                }
+                match gate(role, claim, &outcome) {
+                    Ok(()) => println!("{:<5}{line}", status(&outcome)),
+                    Err(why) => failures.push(format!("{line} [{why}]")),
+                }
+                if role == Role::Reference
+                    && claim.kind == Kind::Conclusion
+                    && outcome.held()
+                    && outcome.margin.is_some_and(|m| m < CLOSE)
+                {
+                    close.push(format!("{shown}: {} {}", claim.id, outcome.margin_text()));
                 }
             }
+            tallies.push(tally);
         }
     }
     if checked == 0 {
         bail!("no records under {}", data.display());
     }
+    println!("\nPer record: conclusions held / not shown / refuted, invariants held");
+    for t in &tallies {
+        let role = match t.role {
+            Role::Reference => "the book's machine",
+            Role::Busy => "beside the busy neighbour",
+            Role::Other => "another machine",
+        };
+        println!(
+            "  {}: {} held, {} not shown, {} refuted; invariants {} of {} ({role})",
+            t.shown, t.held, t.not_shown, t.refuted, t.invariants_held, t.invariants
+        );
+    }
+    if close.is_empty() {
+        println!(
+            "\nEvery conclusion on the book's machines holds with at least {} to spare.",
+            pct(CLOSE)
+        );
+    } else {
+        println!(
+            "\nConclusions on the book's machines whose interval stays within {} of their bound:",
+            pct(CLOSE)
+        );
+        for c in &close {
+            println!("  {c}");
+        }
+    }
     if !failures.is_empty() {
+        println!();
         for f in &failures {
             println!("FAIL {f}");
         }
@@ -106,31 +212,59 @@ pub fn check_all(root: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Each claim on `rec`: (a line with its figure, whether it held). A claim whose cells the
-/// record lacks counts as not held.
-pub fn check_claims(claims: &Claims, rec: &Record) -> Vec<(String, bool)> {
-    claims
-        .claims
-        .iter()
-        .map(|claim| {
-            let outcome = claim.check(rec);
-            let noise = match outcome.verdict {
-                Verdict::NotHeld => claim_noise(claim, rec)
-                    .map(|n| format!(" [{}]", noise_note(&n)))
-                    .unwrap_or_default(),
-                _ => String::new(),
-            };
-            let status = match outcome.verdict {
-                Verdict::Held => "claim held",
-                Verdict::NotHeld => "claim does not hold",
-                Verdict::Missing(_) => "claim cannot be checked",
-            };
-            (
-                format!("{status}: {}: {}{noise}", claim.id, outcome.summary()),
-                outcome.held(),
-            )
-        })
-        .collect()
+/// Whether a claim's outcome passes the gate of the machine it was measured on.
+fn gate(role: Role, claim: &measure::claims::Claim, o: &Outcome) -> Result<(), String> {
+    match (&o.verdict, claim.kind, role) {
+        (Verdict::Held, ..) => Ok(()),
+        (Verdict::Refuted, Kind::Invariant, _) => {
+            Err("a broken invariant: a bug in the experiment, not a finding".into())
+        }
+        (Verdict::Missing(_), _, Role::Reference) => {
+            Err("the book's machine must measure every cell its claims read".into())
+        }
+        (_, Kind::Conclusion, Role::Reference) => {
+            Err("every conclusion must be held on the book's machine".into())
+        }
+        (Verdict::Refuted, Kind::Conclusion, Role::Busy) if !claim.quiet => {
+            Err("refuted beside the busy neighbour, and not marked `quiet`".into())
+        }
+        _ => Ok(()),
+    }
+}
+
+fn status(o: &Outcome) -> &'static str {
+    match o.verdict {
+        Verdict::Held => "ok",
+        Verdict::NotShown => "?",
+        Verdict::Refuted => "not",
+        Verdict::Missing(_) => "n/a",
+    }
+}
+
+/// "claim held: stall: 233× (180–300× over 5 repetitions; claim: ≥ 10×), margin +1,700%".
+fn line(claim: &measure::claims::Claim, o: &Outcome, rec: &Record) -> String {
+    let noise = match o.verdict {
+        Verdict::NotShown | Verdict::Refuted => claim_noise(claim, rec)
+            .map(|n| format!(" [{}]", noise_note(&n)))
+            .unwrap_or_default(),
+        _ => String::new(),
+    };
+    let margin = match (&o.verdict, claim.kind) {
+        (Verdict::Held, Kind::Conclusion) => format!(", margin {}", o.margin_text()),
+        _ => String::new(),
+    };
+    let quiet = if claim.quiet { " (quiet)" } else { "" };
+    format!(
+        "{} {}: {}{quiet}: {}{margin}{noise}",
+        claim.kind.name(),
+        o.word(),
+        claim.id,
+        o.summary()
+    )
+}
+
+fn pct(x: f64) -> String {
+    format!("{}%", measure::format::plain(x * 100.0))
 }
 
 fn sorted_entries(dir: &Path, keep: impl Fn(&Path) -> bool) -> Result<Vec<PathBuf>> {

@@ -167,21 +167,29 @@ fn a_measurement_typed_into_the_prose_fails_the_build() {
     assert!(ok, "{err}");
 }
 
-/// A record of chapter `ch09-x` on `machine` where inline's p99 is `ratio` times the fix's.
-fn record(machine: &str, ratio: f64) -> String {
+/// A record of chapter `ch09-x` on `machine` where inline's p99 is `ratio` times the fix's in
+/// each of five repetitions, but `slow` of them (at most two) where it is a tenth of that.
+fn record_with(machine: &str, ratio: f64, slow: usize) -> String {
+    let inline: Vec<f64> = (0..5)
+        .map(|i| if i < slow { ratio * 1e4 } else { ratio * 1e5 })
+        .collect();
     let rec = measure::Record::sketch(
         "ch09-x",
         machine,
         &[("workers", 1.0)],
         &[
-            ("e", "1", "inline", "p99", "ns", &[ratio * 1e5; 3]),
-            ("e", "1", "fix", "p99", "ns", &[1e5; 3]),
+            ("e", "1", "inline", "p99", "ns", &inline),
+            ("e", "1", "fix", "p99", "ns", &[1e5; 5]),
         ],
     );
     serde_json::to_string(&rec).unwrap()
 }
 
-const CLAIMS: &str = "[[claim]]\nid = \"stall\"\nsays = \"inline at least 10× the fix\"\nratio = [\"e/$workers/inline/p99\", \"e/$workers/fix/p99\"]\nat-least = 10\n";
+fn record(machine: &str, ratio: f64) -> String {
+    record_with(machine, ratio, 0)
+}
+
+const CLAIMS: &str = "format = 2\n[[claim]]\nid = \"stall\"\nsays = \"inline at least 10× the fix\"\nratio = [\"e/$workers/inline/p99\", \"e/$workers/fix/p99\"]\nat-least = 10\n";
 
 const CLAIM_PAGE: &str = "# Ch\n\nInline was {{#measure claim record=ch09-x id=stall}} the fix.\n";
 
@@ -198,11 +206,13 @@ fn a_claim_is_checked_on_the_books_machine_and_shown_on_the_readers() {
     assert!(ok, "{err}");
     let page = std::fs::read_to_string(book.join("ch.html")).unwrap();
     assert!(
-        page.contains("class=\"claim held\"") && page.contains(">20.0×<"),
+        page.contains("class=\"claim held\"")
+            && page.contains(">20.0×<")
+            && page.contains("(20.0× in each of 5 repetitions)"),
         "{page}"
     );
 
-    // The reader's book: their figure, marked as not held there; the book's build is untouched.
+    // The reader's book: their figure, marked as refuted there; the book's build is untouched.
     let (ok, err, theirs) = build_in(
         dir.path(),
         SUMMARY,
@@ -213,7 +223,7 @@ fn a_claim_is_checked_on_the_books_machine_and_shown_on_the_readers() {
     assert!(ok, "{err}");
     let page = std::fs::read_to_string(theirs.join("ch.html")).unwrap();
     assert!(
-        page.contains(">5.00×<") && page.contains("✗ not held on laptop"),
+        page.contains(">5.00×<") && page.contains("✗ refuted on laptop"),
         "{page}"
     );
     assert!(book.join("ch.html").exists());
@@ -245,8 +255,24 @@ fn a_claim_is_checked_on_the_books_machine_and_shown_on_the_readers() {
     assert!(!ok);
     assert!(
         err.contains("src/ch.md")
-            && err.contains("claim `stall` does not hold on m")
-            && err.contains("5.00× (claim: ≥ 10×)"),
+            && err.contains("claim `stall` is refuted on m")
+            && err.contains("5.00× (5.00× in each of 5 repetitions; claim: ≥ 10×)"),
+        "{err}"
+    );
+
+    // Held at the median but not in one repetition: the interval straddles the bound, and a
+    // conclusion that is only not shown on the book's machine fails the build too.
+    let straddling = record_with("m", 20.0, 1);
+    let (ok, err, _) = build_in(
+        dir.path(),
+        SUMMARY,
+        CLAIM_PAGE,
+        &[("data/m/ch09-x.json", straddling.as_str())],
+        &[],
+    );
+    assert!(!ok);
+    assert!(
+        err.contains("claim `stall` is not shown on m") && err.contains("2.00–20.0×"),
         "{err}"
     );
 }
@@ -255,7 +281,10 @@ fn a_claim_is_checked_on_the_books_machine_and_shown_on_the_readers() {
 fn a_claim_no_page_states_fails_the_build() {
     let dir = tempfile::tempdir().unwrap();
     let m = record("m", 20.0);
-    let two = format!("{CLAIMS}\n{}", CLAIMS.replace("\"stall\"", "\"orphan\""));
+    let orphan = CLAIMS
+        .replace("\"stall\"", "\"orphan\"")
+        .replace("format = 2\n", "");
+    let two = format!("{CLAIMS}\n{orphan}");
     let files = [
         ("listings/ch09-x/claims.toml", two.as_str()),
         ("data/m/ch09-x.json", m.as_str()),

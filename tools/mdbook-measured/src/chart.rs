@@ -6,7 +6,7 @@
 //! plot, so the plot keeps the width and the labels stay legible on a narrow screen.
 
 use crate::esc;
-use measure::report::{format_plain, format_value};
+use measure::format::{format_plain, format_value};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum ChartKind {

@@ -535,22 +535,22 @@ impl Data {
         }
     }
 
-    /// Why a record is stale, if it is: its listing's sources changed since it was made.
+    /// Why a record is stale, if it is: what shaped it changed since it was made.
     pub fn staleness(&self, rec: &Record) -> Option<String> {
-        if rec.source.is_some() {
+        if rec.source.is_some()
+            || !self
+                .root
+                .join("listings")
+                .join(&rec.chapter)
+                .join("Cargo.toml")
+                .is_file()
+        {
             return None;
         }
-        let dir = self.root.join("listings").join(&rec.chapter);
-        if !dir.join("Cargo.toml").is_file() {
-            return None;
-        }
-        match record::listing_hash(&dir) {
-            Ok(h) if h == rec.build.listing_hash => None,
-            Ok(_) => Some(format!(
-                "the listing changed since this record was made; rerun `cargo run -p {} -- --save`, or, if you were only trying something, undo your edits with `git checkout listings/{}` (the course runner's copies under course-work/ leave the listings alone)",
-                rec.chapter, rec.chapter
-            )),
-            Err(e) => Some(format!("cannot hash listings/{}: {e}", rec.chapter)),
+        match measure::freshness::stale_inputs(&self.root, rec) {
+            Ok(changed) if changed.is_empty() => None,
+            Ok(changed) => Some(measure::freshness::stale_advice(&rec.chapter, &changed)),
+            Err(e) => Some(e),
         }
     }
 }

@@ -4,9 +4,10 @@ use crate::chart::{self, ChartKind, ChartSpec, Point};
 use crate::data::{Data, Dim, Resolved, SELECTORS, Session, list};
 use crate::{Directive, esc, locked_versions};
 use measure::claims::{Verdict, resolve_case};
+use measure::format::{format_plain, format_value, seconds, sig3};
 use measure::noise;
 use measure::record::Record;
-use measure::report::{claim_noise, format_plain, format_value, noise_note, seconds, sig3};
+use measure::report::{claim_noise, noise_note};
 
 pub fn render(data: &Data, d: &Directive) -> Result<String, String> {
     match d.kind.as_str() {
@@ -627,9 +628,10 @@ fn record_noise(rec: &Record) -> Option<(f64, f64, usize, usize)> {
     Some((summary.median, summary.max, noisy, totals.len()))
 }
 
-/// A claim, checked where it is stated: its figure (or a mark), with the claim in the hover
-/// text. On the book's own machine a claim that does not hold fails the build; on a reader's
-/// machine it is shown as not held.
+/// A claim, checked where it is stated: its figure with the interval its verdict was judged on
+/// (or a mark), with the claim in the hover text. On the book's own machine a conclusion that is
+/// not *held*, or a broken invariant, fails the build; on another machine the verdict is shown
+/// beside the figure.
 fn claim(data: &Data, d: &Directive) -> Result<String, String> {
     d.check_keys(&["record", "machine", "id", "show"])?;
     let r = data.resolve_record_only(d)?;
@@ -648,7 +650,6 @@ fn claim(data: &Data, d: &Directive) -> Result<String, String> {
     if !["figure", "mark", "answer"].contains(&show) {
         return Err(format!("show=`{show}`: use figure, mark or answer"));
     }
-    let mark = show == "mark";
     data.note_claim_used(record, id);
     let outcome = claim.check(&r.record);
     let machine = &r.machine;
@@ -656,76 +657,84 @@ fn claim(data: &Data, d: &Directive) -> Result<String, String> {
         .map(|n| format!(" ({})", noise_note(&n)))
         .unwrap_or_default();
     let title = format!(
-        "Checked claim: {}. On {machine}: {}{noise}.",
+        "Checked {}: {}. On {machine}: {}, {}{noise}.",
+        claim.kind.name(),
         claim.says,
+        outcome.word(),
         outcome.summary()
     );
-    let reference = data.is_reference(machine, record);
-    // An exercise's folded answer: the claim's id and sentence beside its figure, in plain view.
-    let answer = |class: &str, verdict: &str| {
+    if data.is_reference(machine, record) {
+        match &outcome.verdict {
+            Verdict::Held => {}
+            Verdict::Missing(why) => {
+                return Err(format!(
+                    "{} `{id}` cannot be checked on {machine}: {why}",
+                    claim.kind.name()
+                ));
+            }
+            _ => {
+                return Err(format!(
+                    "{} `{id}` is {} on {machine}, the book's machine for this chapter: {}{noise}. The sentence says: {}",
+                    claim.kind.name(),
+                    outcome.word(),
+                    outcome.summary(),
+                    claim.says
+                ));
+            }
+        }
+    }
+    let (class, sign) = match outcome.verdict {
+        Verdict::Held => ("held", "✓"),
+        Verdict::NotShown => ("not-shown", "?"),
+        Verdict::Refuted => ("not-held", "✗"),
+        Verdict::Missing(ref why) => {
+            return Ok(format!(
+                "<span class=\"measure-na\" title=\"{}\">n/a</span>",
+                esc(&format!("Claim `{id}` not checked on {machine}: {why}"))
+            ));
+        }
+    };
+    // Beside a verdict other than held: what it was, on which machine.
+    let verdict = if outcome.held() {
+        String::new()
+    } else {
         format!(
-            "<code>{}</code>: <span class=\"claim {class}\" title=\"{}\">{}</span> {verdict} {} (claim: {})",
-            esc(id),
-            esc(&title),
-            esc(&outcome.figure),
-            esc(&claim.says),
-            esc(&outcome.bound)
+            " <span class=\"claim-verdict {class}\">{sign} {} on {}{}</span>",
+            outcome.word(),
+            esc(machine),
+            if claim.quiet {
+                " (a claim for a quiet machine)"
+            } else {
+                ""
+            }
         )
     };
-    match &outcome.verdict {
-        Verdict::Held if show == "answer" => Ok(answer("held", "✓")),
-        Verdict::Held => Ok(if mark {
-            format!(
-                "<span class=\"claim-mark held\" title=\"{}\" aria-label=\"checked claim\">✓</span>",
-                esc(&title)
-            )
-        } else {
-            format!(
-                "<span class=\"claim held\" title=\"{}\">{}</span>",
-                esc(&title),
-                esc(&outcome.figure)
-            )
-        }),
-        Verdict::NotHeld if reference => Err(format!(
-            "claim `{id}` does not hold on {machine}, the book's machine for this chapter: {}{noise}. The sentence says: {}",
-            outcome.summary(),
-            claim.says
-        )),
-        Verdict::Missing(why) if reference => Err(format!(
-            "claim `{id}` cannot be checked on {machine}: {why}"
-        )),
-        Verdict::NotHeld if show == "answer" => Ok(answer(
-            "not-held",
-            &format!("✗ not held on {}:", esc(machine)),
-        )),
-        Verdict::NotHeld => {
-            let verdict = format!(
-                "<span class=\"claim-verdict\">✗ not held on {}{}</span>",
-                esc(machine),
-                if claim.quiet {
-                    " (a claim for a quiet machine)"
-                } else {
-                    ""
-                }
-            );
-            Ok(if mark {
-                format!(
-                    "<span class=\"claim-mark not-held\" title=\"{}\">{verdict}</span>",
-                    esc(&title)
-                )
-            } else {
-                format!(
-                    "<span class=\"claim not-held\" title=\"{}\">{}</span> {verdict}",
-                    esc(&title),
-                    esc(&outcome.figure)
-                )
-            })
-        }
-        Verdict::Missing(why) => Ok(format!(
-            "<span class=\"measure-na\" title=\"{}\">n/a</span>",
-            esc(&format!("Claim `{id}` not checked on {machine}: {why}"))
-        )),
-    }
+    let figure = format!(
+        "<span class=\"claim {class}\" title=\"{}\">{}</span> <span class=\"claim-interval\">({})</span>",
+        esc(&title),
+        esc(&outcome.figure),
+        esc(&outcome.interval_text())
+    );
+    Ok(match show {
+        // An exercise's folded answer: the claim's id and sentence beside its figure, in plain view.
+        "answer" => format!(
+            "<code>{}</code>: {figure} {sign}{verdict} {} ({}: {})",
+            esc(id),
+            esc(&claim.says),
+            claim.kind.name(),
+            esc(&outcome.bound)
+        ),
+        "mark" if outcome.held() => format!(
+            "<span class=\"claim-mark held\" title=\"{}\" aria-label=\"checked claim\">✓</span>",
+            esc(&title)
+        ),
+        "mark" => format!(
+            "<span class=\"claim-mark {class}\" title=\"{}\">{}</span>",
+            esc(&title),
+            verdict.trim_start()
+        ),
+        _ => format!("{figure}{verdict}"),
+    })
 }
 
 /// The title page's list: which machine each chapter's figures come from.
@@ -836,13 +845,35 @@ fn class(data: &Data, d: &Directive) -> Result<String, String> {
             html.push_str(&format!("<th><code>{}</code></th>", esc(machine)));
         }
         html.push_str("</tr></thead><tbody>");
+        // Per machine: conclusions held, not shown, refuted; invariants held.
+        let mut counts = vec![[0usize; 4]; present.len()];
         for claim in &claims.claims {
             html.push_str(&format!(
                 "<tr><td title=\"{}\"><code>{}</code>{}</td>",
                 esc(&claim.says),
                 esc(&claim.id),
-                if claim.quiet { " (quiet)" } else { "" }
+                if claim.is_invariant() {
+                    " (invariant)"
+                } else if claim.quiet {
+                    " (quiet)"
+                } else {
+                    ""
+                }
             ));
+            for (k, (_, rec)) in present.iter().enumerate() {
+                if let Ok(rec) = rec {
+                    let slot = match (claim.is_invariant(), claim.check(rec).verdict) {
+                        (true, Verdict::Held) => Some(3),
+                        (false, Verdict::Held) => Some(0),
+                        (false, Verdict::NotShown) => Some(1),
+                        (false, Verdict::Refuted) => Some(2),
+                        _ => None,
+                    };
+                    if let Some(i) = slot {
+                        counts[k][i] += 1;
+                    }
+                }
+            }
             for (machine, rec) in &present {
                 let cell = match rec {
                     Err(e) => format!(
@@ -851,18 +882,26 @@ fn class(data: &Data, d: &Directive) -> Result<String, String> {
                     ),
                     Ok(rec) => {
                         let o = claim.check(rec);
-                        let title = format!("{} on {machine}: {}", claim.id, o.summary());
+                        let title =
+                            format!("{} on {machine}: {}, {}", claim.id, o.word(), o.summary());
+                        let range = o
+                            .interval
+                            .as_ref()
+                            .map(|(lo, hi, _)| measure::claims::range_text(lo, hi))
+                            .unwrap_or_default();
+                        let cell = |class: &str, sign: &str| {
+                            format!(
+                                "<span class=\"claim {class}\" title=\"{}\">{} <span class=\"claim-interval\">{}</span> {sign} {}</span>",
+                                esc(&title),
+                                esc(&o.figure),
+                                esc(&range),
+                                o.word()
+                            )
+                        };
                         match o.verdict {
-                            Verdict::Held => format!(
-                                "<span class=\"claim held\" title=\"{}\">{} ✓</span>",
-                                esc(&title),
-                                esc(&o.figure)
-                            ),
-                            Verdict::NotHeld => format!(
-                                "<span class=\"claim not-held\" title=\"{}\">{} ✗</span>",
-                                esc(&title),
-                                esc(&o.figure)
-                            ),
+                            Verdict::Held => cell("held", "✓"),
+                            Verdict::NotShown => cell("not-shown", "?"),
+                            Verdict::Refuted => cell("not-held", "✗"),
                             Verdict::Missing(_) => format!(
                                 "<span class=\"measure-na\" title=\"{}\">n/a</span>",
                                 esc(&title)
@@ -874,7 +913,14 @@ fn class(data: &Data, d: &Directive) -> Result<String, String> {
             }
             html.push_str("</tr>");
         }
-        html.push_str("</tbody></table></div>\n");
+        let invariants = claims.invariants().count();
+        html.push_str("<tr class=\"class-total\"><td>conclusions held, not shown, refuted; invariants held</td>");
+        for [held, not_shown, refuted, inv] in &counts {
+            html.push_str(&format!(
+                "<td>{held} held, {not_shown} not shown, {refuted} refuted; {inv} of {invariants}</td>"
+            ));
+        }
+        html.push_str("</tr></tbody></table></div>\n");
     }
     Ok(html)
 }
@@ -915,11 +961,11 @@ pub fn estimated_seconds(
             rec.chapter, rec.machine.name
         ));
     }
-    let scale = f64::from(reps.unwrap_or(rec.reps)) / f64::from(rec.reps);
     let mut chosen = 0.0;
     for (name, secs) in &rec.experiment_seconds {
         if experiments.is_empty() || experiments.contains(&name.as_str()) {
-            chosen += secs * scale;
+            let ran = f64::from(rec.reps_of(name));
+            chosen += secs * reps.map_or(1.0, |r| f64::from(r) / ran);
         }
     }
     if let Some(unknown) = experiments

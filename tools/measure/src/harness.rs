@@ -30,12 +30,13 @@
 //! the book's figures where the setups match, the book's claims checked on this run, and the
 //! cells that ran on a noisy machine.
 
-use crate::claims::Claims;
 use crate::cli::Cli;
-use crate::record::{self, Build, Machine, Record, SCHEMA_VERSION, Series};
-use crate::report;
+use crate::provenance;
 use crate::runner::{Cell, Measurement, Runner};
 use clap::{CommandFactory, FromArgMatches};
+use records::claims::{Claims, Verdict};
+use records::record::{self, Build, Machine, Record, SCHEMA_VERSION, Series};
+use records::{freshness, report};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -68,6 +69,7 @@ pub struct Experiment<'a> {
     cells: Vec<Cell>,
     run: CellFn<'a>,
     shaped_by: Option<Vec<String>>,
+    reps: Option<u32>,
 }
 
 impl<'a> Experiment<'a> {
@@ -81,7 +83,16 @@ impl<'a> Experiment<'a> {
             cells,
             run: Box::new(run),
             shaped_by: None,
+            reps: None,
         }
+    }
+
+    /// Repetitions of a full run of this experiment, where they differ from the chapter's: a
+    /// cheap experiment repeated more narrows the interval its claims are judged on. `--reps N`
+    /// and `--quick` set every experiment's count alike.
+    pub fn repetitions(mut self, reps: u32) -> Experiment<'a> {
+        self.reps = Some(reps);
+        self
     }
 
     /// The parameters that shape this experiment: a reader's run that changed another one is
@@ -134,10 +145,25 @@ impl Harness {
             std::process::exit(2);
         }
         crate::noise::begin();
-        let machine = Machine::here(cli.machine.clone());
+        let machine = provenance::machine_here(cli.machine.clone());
         if cli.print_machine {
             println!("{}", machine.name);
             std::process::exit(0);
+        }
+        // A record that cannot be written is found out now, not after minutes of measuring.
+        let root = record::repo_root();
+        let mut targets: Vec<PathBuf> = cli.out.iter().cloned().collect();
+        if cli.save {
+            targets.push(record::record_path(&root, &machine.name, chapter.name));
+        }
+        for path in &targets {
+            if let Err(e) = can_write(path) {
+                eprintln!(
+                    "error: cannot write the record to {}: {e}; nothing was measured",
+                    path.display()
+                );
+                std::process::exit(2);
+            }
         }
         let seed = cli.seed();
         let reps = cli.reps_or(chapter.full_reps);
@@ -226,10 +252,18 @@ impl Harness {
                 self.scopes.insert(e.name.clone(), names.clone());
             }
         }
+        let mut experiment_reps = BTreeMap::new();
         let selected: Vec<(Runner, CellFn)> = experiments
             .into_iter()
             .map(|e| {
-                let runner = Runner::new(&e.name, e.cells, self.reps, self.seed);
+                let reps = match e.reps {
+                    Some(n) if self.cli.reps.is_none() && !self.cli.quick => n,
+                    _ => self.reps,
+                };
+                if reps != self.reps {
+                    experiment_reps.insert(e.name.clone(), reps);
+                }
+                let runner = Runner::new(&e.name, e.cells, reps, self.seed);
                 (runner.selected(&self.cli), e.run)
             })
             .collect();
@@ -249,8 +283,21 @@ impl Harness {
             seconds.insert(name, started.elapsed().as_secs_f64());
             series.extend(s);
         }
-        let record = self.record(series, seconds).map_err(|e| (1, e))?;
+        let record = self
+            .record(series, seconds, experiment_reps)
+            .map_err(|e| (1, e))?;
         self.report(&record);
+        let broken = broken_invariants(&self.claims, &record);
+        if !broken.is_empty() {
+            return Err((
+                1,
+                format!(
+                    "{} invariant(s) broken, which is a bug in the experiment or its setup, not a finding: {}; nothing was saved",
+                    broken.len(),
+                    broken.join("; ")
+                ),
+            ));
+        }
         if self.cli.save {
             let path = record::record_path(&self.root(), &record.machine.name, &record.chapter);
             save(&record, &path).map_err(|e| (1, e))?;
@@ -269,34 +316,37 @@ impl Harness {
         &mut self,
         series: Vec<Series>,
         experiment_seconds: BTreeMap<String, f64>,
+        experiment_reps: BTreeMap<String, u32>,
     ) -> Result<Record, String> {
-        self.machine.finish();
-        let dir = Path::new(self.chapter.listing_dir);
-        let listing_hash = record::listing_hash(dir).map_err(|e| {
+        provenance::finish(&mut self.machine);
+        let root = self.root();
+        let inputs = freshness::inputs(&root, self.chapter.name).map_err(|e| {
             format!(
-                "cannot hash the listing's sources in {}: {e}",
-                dir.display()
+                "cannot hash what shaped this run (see records::freshness) under {}: {e}",
+                root.display()
             )
         })?;
-        let mut crates = record::locked_versions(self.chapter.crates);
+        let mut crates = provenance::locked_versions(self.chapter.crates);
         crates.insert("measure".into(), env!("CARGO_PKG_VERSION").into());
         let record = Record {
             schema: SCHEMA_VERSION,
             chapter: self.chapter.name.into(),
             title: self.chapter.title.into(),
-            created: record::now_rfc3339(),
+            created: provenance::now_rfc3339(),
             run_seconds: Some(self.started.elapsed().as_secs_f64()),
             experiment_seconds,
             quick: self.cli.quick,
             reps: self.reps,
+            experiment_reps,
             seed: self.seed,
             machine: self.machine.clone(),
             build: Build {
                 rustc: env!("MEASURE_RUSTC").into(),
                 opt_level: env!("MEASURE_OPT_LEVEL").into(),
                 crates,
-                commit: record::git_commit(&self.root(), dir),
-                listing_hash,
+                commit: provenance::git_commit(&root, self.chapter.name),
+                listing_hash: freshness::combined(&inputs),
+                inputs,
             },
             params: std::mem::take(&mut self.params),
             derived: std::mem::take(&mut self.derived),
@@ -393,6 +443,33 @@ fn no_match(filter: &[String], all: &[(String, Vec<Cell>)]) -> String {
         ));
     }
     lines.join("\n")
+}
+
+/// The invariants that do not hold on `record`, each with its figure.
+fn broken_invariants(claims: &Claims, record: &Record) -> Vec<String> {
+    claims
+        .invariants()
+        .filter_map(|c| {
+            let o = c.check(record);
+            (o.verdict == Verdict::Refuted).then(|| format!("{}: {}", c.id, o.summary()))
+        })
+        .collect()
+}
+
+/// Whether a record could be written at `path`: its folder exists or can be made, and a file can
+/// be created there (the probe is removed at once; an existing record is left alone).
+fn can_write(path: &Path) -> std::io::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    if path.is_dir() {
+        return Err(std::io::Error::other("it is a folder"));
+    }
+    let probe = dir.join(format!(".write-probe.{}", std::process::id()));
+    std::fs::File::create(&probe)?;
+    std::fs::remove_file(&probe)
 }
 
 fn save(record: &Record, path: &Path) -> Result<(), String> {

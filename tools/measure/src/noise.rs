@@ -24,18 +24,7 @@ use std::time::{Duration, Instant};
 /// so one tick more or less moves the figure by 2% of a core.
 pub const MIN_WINDOW: Duration = Duration::from_millis(500);
 
-/// Above this share of one core (steal and other processes together), a cell ran on a noisy
-/// machine and the reports say so.
-pub const NOISY_PERCENT_OF_A_CORE: f64 = 10.0;
-
-/// The metric names the runner adds to every cell.
-pub const STEAL: &str = "noise_steal";
-pub const OTHERS: &str = "noise_others";
-
-/// Whether a metric is one of the noise metrics (hidden from results tables unless asked for).
-pub fn is_noise_metric(metric: &str) -> bool {
-    metric == STEAL || metric == OTHERS
-}
+pub use records::noise::{NOISY_PERCENT_OF_A_CORE, Noise, OTHERS, STEAL, is_noise_metric};
 
 /// Counters read at cell boundaries.
 #[derive(Clone)]
@@ -124,23 +113,6 @@ impl Sampler {
         let noise = noise_between(start.machine, now.machine.clone(), wall, self.hz);
         self.marks.push_back(now);
         Some(noise)
-    }
-}
-
-/// What the machine took away while a cell ran, in percent of one core.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Noise {
-    pub steal: f64,
-    pub others: f64,
-}
-
-impl Noise {
-    pub fn total(&self) -> f64 {
-        self.steal + self.others
-    }
-
-    pub fn is_noisy(&self) -> bool {
-        self.total() > NOISY_PERCENT_OF_A_CORE
     }
 }
 

@@ -20,6 +20,21 @@ impl Cell {
             variant: variant.to_string(),
         }
     }
+
+    /// Every case with every variant, case by case: an experiment's usual grid.
+    pub fn grid<C: ToString, V: ToString>(
+        cases: impl IntoIterator<Item = C>,
+        variants: impl IntoIterator<Item = V>,
+    ) -> Vec<Cell> {
+        let variants: Vec<String> = variants.into_iter().map(|v| v.to_string()).collect();
+        cases
+            .into_iter()
+            .flat_map(|c| {
+                let case = c.to_string();
+                variants.iter().map(move |v| Cell::new(&case, v))
+            })
+            .collect()
+    }
 }
 
 /// What one run of one cell produced: (metric, unit, value) triples.
@@ -189,6 +204,20 @@ impl Progress {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_grid_is_every_case_with_every_variant() {
+        let cells = Cell::grid([1, 2], ["inline", "fix"]);
+        let names: Vec<(&str, &str)> = cells
+            .iter()
+            .map(|c| (c.case.as_str(), c.variant.as_str()))
+            .collect();
+        assert_eq!(
+            names,
+            [("1", "inline"), ("1", "fix"), ("2", "inline"), ("2", "fix")]
+        );
+        assert!(Cell::grid(Vec::<u32>::new(), ["x"]).is_empty());
+    }
 
     fn cells() -> Vec<Cell> {
         ["a", "b", "c", "d", "e"]

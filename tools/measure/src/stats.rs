@@ -1,38 +1,9 @@
 //! Statistics: median, min and max over repetitions; percentiles of latency samples.
 
 use hdrhistogram::Histogram;
-use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
-/// Median, minimum and maximum of a set of repetitions.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Summary {
-    pub median: f64,
-    pub min: f64,
-    pub max: f64,
-}
-
-impl Summary {
-    /// Summarises `values`; `None` when there are none or one is not a number.
-    pub fn of(values: &[f64]) -> Option<Summary> {
-        if values.is_empty() || values.iter().any(|v| v.is_nan()) {
-            return None;
-        }
-        let mut sorted = values.to_vec();
-        sorted.sort_by(f64::total_cmp);
-        let n = sorted.len();
-        let median = if n % 2 == 1 {
-            sorted[n / 2]
-        } else {
-            (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
-        };
-        Some(Summary {
-            median,
-            min: sorted[0],
-            max: sorted[n - 1],
-        })
-    }
-}
+pub use records::summary::Summary;
 
 /// Latency samples in nanoseconds, kept in an HDR histogram (3 significant digits, up to 1 hour).
 #[derive(Debug, Clone)]
@@ -106,21 +77,6 @@ impl LatencyHistogram {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn summary_of_odd_and_even_counts() {
-        let s = Summary::of(&[5.0, 1.0, 3.0]).unwrap();
-        assert_eq!((s.median, s.min, s.max), (3.0, 1.0, 5.0));
-        let s = Summary::of(&[4.0, 1.0, 3.0, 2.0]).unwrap();
-        assert_eq!((s.median, s.min, s.max), (2.5, 1.0, 4.0));
-        assert_eq!(Summary::of(&[7.0]).unwrap().median, 7.0);
-    }
-
-    #[test]
-    fn summary_rejects_empty_and_nan() {
-        assert!(Summary::of(&[]).is_none());
-        assert!(Summary::of(&[1.0, f64::NAN]).is_none());
-    }
 
     #[test]
     fn percentiles_of_one_to_ten_thousand_microseconds() {

@@ -2,12 +2,10 @@
 //! preprocessor. One serde type for both sides, with a schema version.
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// Bump when a field changes meaning or a required field is added.
 /// 2: `derived` and `scopes`; every cell of our own runs carries `noise_steal` and `noise_others`.
@@ -30,7 +28,12 @@ pub struct Record {
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub experiment_seconds: BTreeMap<String, f64>,
     pub quick: bool,
+    /// Repetitions of every experiment not named in `experiment_reps`.
     pub reps: u32,
+    /// Experiments run with a count of their own (a cheap one repeated more, to narrow the
+    /// interval its claims are judged on).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub experiment_reps: BTreeMap<String, u32>,
     pub seed: u64,
     pub machine: Machine,
     pub build: Build,
@@ -78,10 +81,16 @@ pub struct Build {
     pub opt_level: String,
     /// Versions of the crates that matter to this chapter, from Cargo.lock.
     pub crates: BTreeMap<String, String>,
-    /// `git rev-parse HEAD` (short), with `-dirty` when the listing had uncommitted changes.
+    /// `git rev-parse HEAD` (short), with `-dirty` when anything that shapes the run (see
+    /// [`crate::freshness`]) had uncommitted changes.
     pub commit: String,
-    /// Hash of the listing's sources; the book reports data whose listing has changed since.
+    /// One hash of everything that shaped the run ([`crate::freshness::combined`]): a record
+    /// whose hash no longer matches the tree is stale. The name is older than what it covers.
     pub listing_hash: String,
+    /// The same, input by input (`listings/ch01-blocking`, `tools/measure`, ...), so that a
+    /// stale record can say what changed. Records older than this field lack it.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub inputs: BTreeMap<String, String>,
 }
 
 /// Where published figures come from.
@@ -184,11 +193,11 @@ impl Record {
             if s.values.is_empty() {
                 return Err(format!("{name}: no values"));
             }
-            if self.source.is_none() && s.values.len() != self.reps as usize {
+            if self.source.is_none() && s.values.len() != self.reps_of(&s.experiment) as usize {
                 return Err(format!(
                     "{name}: {} values for {} repetitions",
                     s.values.len(),
-                    self.reps
+                    self.reps_of(&s.experiment)
                 ));
             }
             let sum = crate::Summary::of(&s.values).ok_or(format!("{name}: a value is NaN"))?;
@@ -262,6 +271,7 @@ impl Record {
             experiment_seconds: BTreeMap::new(),
             quick: false,
             reps: reps as u32,
+            experiment_reps: BTreeMap::new(),
             seed: 1,
             machine: Machine {
                 name: machine.into(),
@@ -280,6 +290,7 @@ impl Record {
                 crates: BTreeMap::new(),
                 commit: "sketch".into(),
                 listing_hash: String::new(),
+                inputs: BTreeMap::new(),
             },
             params: params
                 .iter()
@@ -317,6 +328,14 @@ impl Record {
                 })
                 .collect(),
         }
+    }
+
+    /// How many repetitions `experiment` ran.
+    pub fn reps_of(&self, experiment: &str) -> u32 {
+        self.experiment_reps
+            .get(experiment)
+            .copied()
+            .unwrap_or(self.reps)
     }
 
     /// A parameter of the run: the setup first, then the values derived on the machine.
@@ -427,182 +446,6 @@ pub fn busy_machine(root: &Path) -> Option<String> {
         .map(str::to_string)
 }
 
-/// Hash of a listing's sources: Cargo.toml and every file under src/, examples/ and benches/.
-pub fn listing_hash(listing_dir: &Path) -> std::io::Result<String> {
-    let mut files = vec![listing_dir.join("Cargo.toml")];
-    for sub in ["src", "examples", "benches"] {
-        collect_files(&listing_dir.join(sub), &mut files)?;
-    }
-    files.sort();
-    let mut hasher = Sha256::new();
-    for f in &files {
-        let rel = f.strip_prefix(listing_dir).unwrap_or(f);
-        hasher.update(rel.to_string_lossy().replace('\\', "/").as_bytes());
-        hasher.update([0]);
-        hasher.update(std::fs::read(f)?);
-        hasher.update([0]);
-    }
-    let digest = hasher.finalize();
-    Ok(digest[..8].iter().map(|b| format!("{b:02x}")).collect())
-}
-
-fn collect_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    if !dir.is_dir() {
-        return Ok(());
-    }
-    for entry in std::fs::read_dir(dir)? {
-        let path = entry?.path();
-        if path.is_dir() {
-            collect_files(&path, out)?;
-        } else {
-            out.push(path);
-        }
-    }
-    Ok(())
-}
-
-/// The short commit, with `-dirty` when `listing_dir` has uncommitted changes.
-pub fn git_commit(root: &Path, listing_dir: &Path) -> String {
-    let git = |args: &[&str]| {
-        Command::new("git")
-            .arg("-C")
-            .arg(root)
-            .args(args)
-            .output()
-            .ok()
-            .filter(|o| o.status.success())
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-    };
-    let Some(head) = git(&["rev-parse", "--short=12", "HEAD"]) else {
-        return "unknown".into();
-    };
-    let listing = listing_dir.to_string_lossy().to_string();
-    match git(&["status", "--porcelain", "--", &listing]) {
-        Some(s) if s.is_empty() => head,
-        _ => format!("{head}-dirty"),
-    }
-}
-
-/// Versions of `names` in the workspace's Cargo.lock as built (see [`crate::lockfile`]).
-pub fn locked_versions(names: &[&str]) -> BTreeMap<String, String> {
-    env!("MEASURE_LOCKED")
-        .split(',')
-        .filter_map(|pair| pair.split_once('='))
-        .filter(|(n, _)| names.contains(n))
-        .map(|(n, v)| (n.to_string(), v.to_string()))
-        .collect()
-}
-
-impl Machine {
-    /// Reads this machine's description; `load_after` is filled in by [`Machine::finish`].
-    pub fn here(name: Option<String>) -> Machine {
-        let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-        let cpu_model = cpuinfo
-            .lines()
-            .find_map(|l| {
-                l.strip_prefix("model name")
-                    .and_then(|r| r.split(':').nth(1))
-            })
-            .map(|s| s.trim().to_string())
-            .unwrap_or_else(|| std::env::consts::ARCH.to_string());
-        // SAFETY: sysconf has no preconditions.
-        let online = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
-        let cores_seen = u32::try_from(online).unwrap_or(1).max(1);
-        let available_parallelism = std::thread::available_parallelism()
-            .map(|n| n.get() as u32)
-            .unwrap_or(1);
-        let memory_bytes = std::fs::read_to_string("/proc/meminfo")
-            .ok()
-            .and_then(|m| {
-                m.lines()
-                    .find_map(|l| l.strip_prefix("MemTotal:"))
-                    .and_then(|r| r.split_whitespace().next())
-                    .and_then(|kb| kb.parse::<u64>().ok())
-            })
-            .map_or(0, |kb| kb * 1024);
-        let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease")
-            .map(|s| s.trim().to_string())
-            .unwrap_or_default();
-        let name = name.unwrap_or_else(|| default_machine_name(&cpu_model, available_parallelism));
-        Machine {
-            name,
-            cpu_model,
-            cores_seen,
-            available_parallelism,
-            memory_bytes,
-            os: std::env::consts::OS.into(),
-            kernel,
-            load_before: load_average(),
-            load_after: [0.0; 3],
-        }
-    }
-
-    pub fn finish(&mut self) {
-        self.load_after = load_average();
-    }
-}
-
-/// `amd-epyc-2c`: the CPU model's first words and the usable core count.
-pub fn default_machine_name(cpu_model: &str, cores: u32) -> String {
-    let words: Vec<String> = cpu_model
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|w| {
-            !w.is_empty()
-                && !matches!(
-                    w.to_ascii_lowercase().as_str(),
-                    "r" | "tm" | "cpu" | "processor"
-                )
-        })
-        .take(3)
-        .map(|w| w.to_ascii_lowercase())
-        .collect();
-    let model = if words.is_empty() {
-        "cpu".to_string()
-    } else {
-        words.join("-")
-    };
-    format!("{model}-{cores}c")
-}
-
-fn load_average() -> [f64; 3] {
-    let text = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
-    let mut it = text.split_whitespace().map(|x| x.parse().unwrap_or(0.0));
-    [
-        it.next().unwrap_or(0.0),
-        it.next().unwrap_or(0.0),
-        it.next().unwrap_or(0.0),
-    ]
-}
-
-/// Now, as RFC 3339 UTC (no dependency needed for a date).
-pub fn now_rfc3339() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    let (days, rem) = (secs / 86_400, secs % 86_400);
-    let (y, m, d) = civil_from_days(days as i64);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
-}
-
-/// Howard Hinnant's days-to-civil algorithm.
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
-}
-
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -621,14 +464,16 @@ pub(crate) mod tests {
             experiment_seconds: BTreeMap::new(),
             quick: true,
             reps: 2,
+            experiment_reps: BTreeMap::new(),
             seed: 1,
-            machine: Machine::here(Some("test-machine".into())),
+            machine: Record::sketch("ch00-test", "test-machine", &[], &[]).machine,
             build: Build {
                 rustc: "rustc".into(),
                 opt_level: "3".into(),
                 crates: BTreeMap::new(),
                 commit: "abc".into(),
                 listing_hash: "0011".into(),
+                inputs: BTreeMap::new(),
             },
             params: BTreeMap::new(),
             derived: BTreeMap::new(),
@@ -712,28 +557,5 @@ pub(crate) mod tests {
             mine.setup_differences(&book, "e"),
             vec!["a quick run here, a full run in the book"]
         );
-    }
-
-    #[test]
-    fn dates_and_names() {
-        assert_eq!(civil_from_days(0), (1970, 1, 1));
-        assert_eq!(civil_from_days(20_786), (2026, 11, 29));
-        assert_eq!(default_machine_name("AMD EPYC", 2), "amd-epyc-2c");
-        assert_eq!(
-            default_machine_name("Intel(R) Xeon(R) CPU E5-2690 v4 @ 2.60GHz", 16),
-            "intel-xeon-e5-16c"
-        );
-    }
-
-    #[test]
-    fn listing_hash_changes_with_the_sources() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir(dir.path().join("src")).unwrap();
-        std::fs::write(dir.path().join("Cargo.toml"), "[package]").unwrap();
-        std::fs::write(dir.path().join("src/lib.rs"), "fn a() {}").unwrap();
-        let h1 = listing_hash(dir.path()).unwrap();
-        assert_eq!(h1, listing_hash(dir.path()).unwrap());
-        std::fs::write(dir.path().join("src/lib.rs"), "fn b() {}").unwrap();
-        assert_ne!(h1, listing_hash(dir.path()).unwrap());
     }
 }

@@ -1,7 +1,8 @@
 //! What a run prints: the results table, the comparison with the book's figures (only where the
 //! setups match), the book's claims checked on this run, and the cells that ran on a noisy machine.
 
-use crate::claims::{Claims, Verdict};
+use crate::claims::{Claims, Kind, Verdict};
+use crate::format::{format_plain, format_value};
 use crate::noise;
 use crate::record::{Record, Series};
 
@@ -102,7 +103,8 @@ pub fn render_table(record: &Record, only: &[&str]) -> String {
     let title = |experiment: &str| {
         Ok(format!(
             "\n{} — experiment `{experiment}` (median [min–max] of {} repetition(s))\n",
-            record.chapter, record.reps
+            record.chapter,
+            record.reps_of(experiment)
         ))
     };
     tables(
@@ -200,19 +202,21 @@ pub fn claim_noise(claim: &crate::claims::Claim, rec: &Record) -> Option<noise::
         .max_by(|a, b| a.total().total_cmp(&b.total()))
 }
 
-/// The book's claims checked on this run, each with its figure here and in the book. Claims
-/// whose experiments ran with a different setup from the book's are checked but not counted.
+/// The book's claims checked on this run, each with its verdict, its figure and interval here
+/// and the book's figure; conclusions counted by verdict, invariants apart. Claims whose
+/// experiments ran with a different setup from the book's are checked but not counted.
 pub fn render_claims(claims: &Claims, mine: &Record, book: Option<&Record>) -> String {
     if claims.claims.is_empty() {
         return String::new();
     }
-    let mut counted = Vec::new();
+    let mut counted: Vec<(Kind, String)> = Vec::new();
     let mut other_setup = Vec::new();
-    let (mut held, mut total, mut unchecked) = (0, 0, 0);
+    let mut tally = Tally::default();
+    let mut invariants = Tally::default();
     for claim in &claims.claims {
         let outcome = claim.check(mine);
         let differences: Vec<String> = match book {
-            Some(b) => {
+            Some(b) if !claim.is_invariant() => {
                 let mut exps: Vec<&str> = claim
                     .cells()
                     .iter()
@@ -226,26 +230,25 @@ pub fn render_claims(claims: &Claims, mine: &Record, book: Option<&Record>) -> S
                 d.dedup();
                 d
             }
-            None => Vec::new(),
+            _ => Vec::new(),
         };
-        let status = match &outcome.verdict {
-            Verdict::Held => "held",
-            Verdict::NotHeld => "NOT HELD",
-            Verdict::Missing(_) => "not checked",
+        let status = match outcome.verdict {
+            Verdict::Held => outcome.word().to_string(),
+            _ => outcome.word().to_uppercase(),
         };
         let in_book = match book {
-            Some(b) if differences.is_empty() => {
+            Some(b) if differences.is_empty() && !claim.is_invariant() => {
                 let o = claim.check(b);
                 if o.figure.is_empty() {
                     String::new()
                 } else {
-                    format!("; book: {}", o.figure)
+                    format!("; book: {}", o.figure_with_interval())
                 }
             }
             _ => String::new(),
         };
         let mut notes = Vec::new();
-        if outcome.verdict == Verdict::NotHeld {
+        if !outcome.held() && !matches!(outcome.verdict, Verdict::Missing(_)) {
             if let Some(n) = claim_noise(claim, mine) {
                 notes.push(noise_note(&n));
             }
@@ -265,25 +268,20 @@ pub fn render_claims(claims: &Claims, mine: &Record, book: Option<&Record>) -> S
             claim.says
         );
         if differences.is_empty() {
-            match outcome.verdict {
-                Verdict::Held => {
-                    held += 1;
-                    total += 1;
-                }
-                Verdict::NotHeld => total += 1,
-                Verdict::Missing(_) => unchecked += 1,
+            match claim.kind {
+                Kind::Invariant => invariants.add(&outcome.verdict),
+                Kind::Conclusion => tally.add(&outcome.verdict),
             }
-            counted.push(line);
+            counted.push((claim.kind, line));
         } else {
             other_setup.push((line, differences));
         }
     }
     let machine = &mine.machine.name;
-    let mut out =
-        format!("\nThe book's claims on your machine ({machine}): {held} of {total} held");
-    if unchecked > 0 {
-        out.push_str(&format!(", {unchecked} not checked"));
-    }
+    let mut out = format!(
+        "\nThe book's conclusions on your machine ({machine}): {}",
+        tally.text()
+    );
     if !other_setup.is_empty() {
         out.push_str(&format!(
             ", {} on a different setup (not counted)",
@@ -291,8 +289,8 @@ pub fn render_claims(claims: &Claims, mine: &Record, book: Option<&Record>) -> S
         ));
     }
     out.push('\n');
-    for line in counted {
-        out.push_str(&line);
+    for (_, line) in counted.iter().filter(|(k, _)| *k == Kind::Conclusion) {
+        out.push_str(line);
     }
     if !other_setup.is_empty() {
         out.push_str(
@@ -309,7 +307,63 @@ pub fn render_claims(claims: &Claims, mine: &Record, book: Option<&Record>) -> S
             out.push_str(&line);
         }
     }
+    if invariants.total() > 0 {
+        out.push_str(&format!(
+            "Invariants (hold by construction; a broken one is a bug): {}\n",
+            invariants.invariant_text()
+        ));
+        for (_, line) in counted.iter().filter(|(k, _)| *k == Kind::Invariant) {
+            out.push_str(line);
+        }
+    }
     out
+}
+
+/// Verdicts counted.
+#[derive(Default)]
+struct Tally {
+    held: usize,
+    not_shown: usize,
+    refuted: usize,
+    unchecked: usize,
+}
+
+impl Tally {
+    fn add(&mut self, v: &Verdict) {
+        match v {
+            Verdict::Held => self.held += 1,
+            Verdict::NotShown => self.not_shown += 1,
+            Verdict::Refuted => self.refuted += 1,
+            Verdict::Missing(_) => self.unchecked += 1,
+        }
+    }
+
+    fn total(&self) -> usize {
+        self.held + self.not_shown + self.refuted + self.unchecked
+    }
+
+    /// "15 held, 2 not shown, 0 refuted", with the unchecked when any.
+    fn text(&self) -> String {
+        let mut s = format!(
+            "{} held, {} not shown, {} refuted",
+            self.held, self.not_shown, self.refuted
+        );
+        if self.unchecked > 0 {
+            s.push_str(&format!(", {} not checked", self.unchecked));
+        }
+        s
+    }
+
+    fn invariant_text(&self) -> String {
+        let mut s = format!("{} of {} held", self.held, self.total() - self.unchecked);
+        if self.refuted > 0 {
+            s.push_str(&format!(", {} BROKEN", self.refuted));
+        }
+        if self.unchecked > 0 {
+            s.push_str(&format!(", {} not checked", self.unchecked));
+        }
+        s
+    }
 }
 
 /// The cells that ran on a noisy machine, noisiest first, or a line saying none did.
@@ -384,137 +438,13 @@ fn align(lines: &[Vec<String>]) -> String {
     out
 }
 
-/// Formats a value for a human: times scale to ns, µs, ms or s; sizes to B, KiB, MiB; rates get
-/// thousands separators; about three significant digits.
-pub fn format_value(value: f64, unit: &str) -> String {
-    if let Some(s) = seconds(value, unit) {
-        let a = s.abs();
-        let (v, u) = if a == 0.0 {
-            (0.0, "µs")
-        } else if a < 1e-6 {
-            (s * 1e9, "ns")
-        } else if a < 1e-3 {
-            (s * 1e6, "µs")
-        } else if a < 1.0 {
-            (s * 1e3, "ms")
-        } else {
-            (s, "s")
-        };
-        return format!("{} {u}", sig3(v));
-    }
-    match unit {
-        "B" => {
-            let (v, u) = if value.abs() >= 1024.0 * 1024.0 {
-                (value / (1024.0 * 1024.0), "MiB")
-            } else if value.abs() >= 1024.0 {
-                (value / 1024.0, "KiB")
-            } else {
-                (value, "B")
-            };
-            if u == "B" && v.fract() == 0.0 {
-                format!("{v} B")
-            } else {
-                format!("{} {u}", sig3(v))
-            }
-        }
-        "MiB" => format!("{} MiB", sig3(value)),
-        "%" => format!("{}%", sig3(value)),
-        "x" | "×" => format!("{}×", sig3(value)),
-        // A count of whole things reads as one: 21, not 21.0.
-        "" | "count" if value.fract() == 0.0 => sig3(value).split('.').next().unwrap_or("0").into(),
-        "" | "count" => sig3(value),
-        // Millions of things per second: 419M reads/s.
-        rate if rate.ends_with("/s") && value.abs() >= 1e6 => {
-            format!("{}M {rate}", sig3(value / 1e6))
-        }
-        other => format!("{} {other}", sig3(value)),
-    }
-}
-
-/// A time in seconds, if `unit` is a unit of time.
-pub fn seconds(value: f64, unit: &str) -> Option<f64> {
-    match unit {
-        "ns" => Some(value * 1e-9),
-        "us" | "µs" => Some(value * 1e-6),
-        "ms" => Some(value * 1e-3),
-        "s" => Some(value),
-        _ => None,
-    }
-}
-
-/// A value in its unit without trailing zeros ("10 µs", not "10.0 µs"): axis labels and bounds.
-pub fn format_plain(v: f64, unit: &str) -> String {
-    let text = format_value(v, unit);
-    let end = text
-        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == ',' || c == '-'))
-        .unwrap_or(text.len());
-    let (num, rest) = text.split_at(end);
-    if num.contains('.') {
-        format!("{}{rest}", num.trim_end_matches('0').trim_end_matches('.'))
-    } else {
-        text
-    }
-}
-
-/// A number as a person writes a bound: `10`, `1.5`, `0.25` (three digits, trailing zeros cut).
-pub fn plain(v: f64) -> String {
-    let s = sig3(v);
-    if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        s
-    }
-}
-
-/// About three significant digits, with thousands separators and no needless decimals.
-pub fn sig3(v: f64) -> String {
-    let a = v.abs();
-    let decimals = if a == 0.0 || a >= 100.0 {
-        0
-    } else if a >= 10.0 {
-        1
-    } else if a >= 1.0 {
-        2
-    } else if a >= 0.1 {
-        3
-    } else {
-        4
-    };
-    let s = format!("{v:.decimals$}");
-    let (int, frac) = s
-        .split_once('.')
-        .map_or((s.as_str(), None), |(i, f)| (i, Some(f)));
-    let (sign, digits) = int.strip_prefix('-').map_or(("", int), |d| ("-", d));
-    let mut grouped = String::new();
-    for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            grouped.push(',');
-        }
-        grouped.push(ch);
-    }
-    match frac {
-        Some(f) => format!("{sign}{grouped}.{f}"),
-        None => format!("{sign}{grouped}"),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn formats_times_with_their_natural_unit() {
-        assert_eq!(format_value(35_300_000.0, "ns"), "35.3 ms");
-        assert_eq!(format_value(78.7, "us"), "78.7 µs");
-        assert_eq!(format_value(1006.6, "ms"), "1.01 s");
-        assert_eq!(format_value(166.1, "ns"), "166 ns");
-        assert_eq!(format_value(0.0, "ms"), "0 µs");
-        assert_eq!(format_plain(10.0, "%"), "10%");
-        assert_eq!(format_plain(10_000.0, "ns"), "10 µs");
-        assert_eq!(format_plain(2.5, "x"), "2.5×");
-    }
-
     const CLAIMS: &str = r#"
+format = 2
+
 [[claim]]
 id = "stall"
 says = "inline at least 10× the fix"
@@ -529,60 +459,108 @@ at-most = "100 µs"
 quiet = true
 
 [[claim]]
+id = "near-bound"
+says = "the fix under 230 µs"
+value = "blocking/1/fix/p99"
+at-most = "230 µs"
+
+[[claim]]
 id = "burst-two"
 says = "inline at burst 2 at least 10× the fix"
 ratio = ["blocking/2/inline/p99", "blocking/2/fix/p99"]
 at-least = 10
+
+[[invariant]]
+id = "nothing-lost"
+says = "no request lost"
+value = "blocking/1/fix/lost"
+at-most = 0
 "#;
 
     fn run(workers: f64, noise: f64) -> Record {
         crate::record::tests::sample_with(
             &[("workers", workers)],
             &[
-                ("blocking", "1", "inline", "p99", "ns", &[30e6, 35e6, 36e6]),
-                ("blocking", "1", "fix", "p99", "ns", &[150e3, 200e3, 250e3]),
-                ("blocking", "1", "fix", noise::STEAL, "%", &[1.0, 2.0, 3.0]),
-                ("blocking", "1", "fix", noise::OTHERS, "%", &[noise; 3]),
+                (
+                    "blocking",
+                    "1",
+                    "inline",
+                    "p99",
+                    "ns",
+                    &[30e6, 35e6, 36e6, 32e6, 34e6],
+                ),
+                (
+                    "blocking",
+                    "1",
+                    "fix",
+                    "p99",
+                    "ns",
+                    &[150e3, 200e3, 250e3, 180e3, 220e3],
+                ),
+                ("blocking", "1", "fix", "lost", "count", &[0.0; 5]),
+                (
+                    "blocking",
+                    "1",
+                    "fix",
+                    noise::STEAL,
+                    "%",
+                    &[1.0, 2.0, 3.0, 2.0, 2.0],
+                ),
+                ("blocking", "1", "fix", noise::OTHERS, "%", &[noise; 5]),
             ],
         )
     }
 
     #[test]
-    fn the_claims_report_counts_held_claims_and_explains_the_rest() {
+    fn the_claims_report_counts_verdicts_and_explains_the_rest() {
         let claims = Claims::parse(CLAIMS).unwrap();
         let book = run(1.0, 0.0);
         let text = render_claims(&claims, &run(1.0, 30.0), Some(&book));
         assert!(
-            text.contains("(test-machine): 1 of 2 held, 1 not checked"),
+            text.contains("(test-machine): 1 held, 1 not shown, 1 refuted, 1 not checked"),
             "{text}"
         );
         assert!(
-            text.contains("held        stall: 175× (claim: ≥ 10×); book: 175×"),
+            text.contains("held        stall: 175× (144–200× over 5 repetitions; claim: ≥ 10×); book: 175× (144–200× over 5 repetitions)"),
             "{text}"
         );
         assert!(
-            text.contains("NOT HELD    quiet-one: 200 µs (claim: ≤ 100 µs)"),
+            text.contains(
+                "REFUTED     quiet-one: 200 µs (150–250 µs over 5 repetitions; claim: ≤ 100 µs)"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("NOT SHOWN   near-bound: 200 µs (150–250 µs over 5 repetitions; claim: ≤ 230 µs): most repetitions on the held side, 4 of 5 held; about"),
             "{text}"
         );
         assert!(text.contains("noisy: 32.0% of a core taken"), "{text}");
         assert!(text.contains("needs a quiet machine"), "{text}");
         assert!(text.contains("no cell blocking/2/inline/p99"), "{text}");
+        assert!(
+            text.contains("Invariants (hold by construction; a broken one is a bug): 1 of 1 held"),
+            "{text}"
+        );
     }
 
     #[test]
     fn claims_on_another_setup_are_checked_but_not_counted() {
         let claims = Claims::parse(CLAIMS).unwrap();
         let text = render_claims(&claims, &run(2.0, 0.0), Some(&run(1.0, 0.0)));
-        assert!(text.contains("0 of 0 held"), "{text}");
-        assert!(text.contains("3 on a different setup"), "{text}");
+        assert!(text.contains("0 held, 0 not shown, 0 refuted"), "{text}");
+        assert!(text.contains("4 on a different setup"), "{text}");
         assert_eq!(
             text.matches("(workers 2 here, 1 in the book)").count(),
             1,
-            "the three claims share one setup, named once: {text}"
+            "the claims share one setup, named once: {text}"
         );
         assert!(
             !text.contains("book: "),
             "no book figure beside another setup: {text}"
+        );
+        assert!(
+            text.contains("1 of 1 held"),
+            "invariants are checked on any setup: {text}"
         );
     }
 
@@ -594,7 +572,7 @@ at-least = 10
             "{text}"
         );
         let same = render_comparison(&run(1.0, 0.0), &run(1.0, 0.0), &["p99"]);
-        assert!(same.contains("1.00× (35.0 ms)"), "{same}");
+        assert!(same.contains("1.00× (34.0 ms)"), "{same}");
         assert!(!same.contains("noise_"), "noise is not a result: {same}");
     }
 
@@ -610,19 +588,5 @@ at-least = 10
         let mut none = run(1.0, 0.0);
         none.series.retain(|s| !noise::is_noise_metric(&s.metric));
         assert!(render_noise(&none).contains("not available"));
-    }
-
-    #[test]
-    fn formats_other_units() {
-        assert_eq!(format_value(1_234_567.0, "msg/s"), "1.23M msg/s");
-        assert_eq!(format_value(2_500.0, "req/s"), "2,500 req/s");
-        assert_eq!(format_value(21.0, "count"), "21");
-        assert_eq!(format_value(6_250.0, "count"), "6,250");
-        assert_eq!(format_value(13.9, "%"), "13.9%");
-        assert_eq!(format_value(448.2, "x"), "448×");
-        assert_eq!(format_value(3.0 * 1024.0 * 1024.0, "B"), "3.00 MiB");
-        assert_eq!(format_value(8.0, "B"), "8 B");
-        assert_eq!(sig3(-1234.0), "-1,234");
-        assert_eq!(sig3(0.01234), "0.0123");
     }
 }

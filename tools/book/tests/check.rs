@@ -1,0 +1,253 @@
+//! `book check` on fixture records: the gates (every conclusion held on the book's machine, no
+//! non-quiet conclusion refuted beside the busy neighbour, no invariant broken anywhere) and
+//! freshness (a change to the listing, the measurement library, the profiles or the lock file
+//! makes a record stale), each tested both ways in a tiny workspace of its own.
+
+use measure::Record;
+use std::path::Path;
+use std::process::Command;
+
+const BOOK_TOML: &str = r#"[book]
+title = "t"
+[preprocessor.measure]
+command = "false"
+reference-machine = "m"
+busy-machine = "m-busy"
+"#;
+
+const CLAIMS: &str = r#"format = 2
+
+[[claim]]
+id = "stall"
+says = "inline at least 10× the fix"
+ratio = ["e/1/inline/p99", "e/1/fix/p99"]
+at-least = 10
+
+[[claim]]
+id = "needs-quiet"
+says = "the fix under 200 µs"
+value = "e/1/fix/p99"
+at-most = "200 µs"
+quiet = true
+
+[[invariant]]
+id = "nothing-lost"
+says = "no request lost"
+value = "e/1/fix/lost"
+at-most = 0
+"#;
+
+fn workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let files = [
+        ("book.toml", BOOK_TOML),
+        (
+            "Cargo.toml",
+            "[workspace]\nmembers = [\"listings/*\", \"tools/*\"]\n\n[profile.dev]\nopt-level = 3\n",
+        ),
+        (
+            "Cargo.lock",
+            "version = 4\n\n[[package]]\nname = \"ch09-x\"\nversion = \"0.1.0\"\ndependencies = [\"measure\", \"tokio\"]\n\n[[package]]\nname = \"measure\"\nversion = \"0.1.0\"\n\n[[package]]\nname = \"tokio\"\nversion = \"1.54.1\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\n",
+        ),
+        ("rust-toolchain.toml", "[toolchain]\nchannel = \"1.95.0\"\n"),
+        (
+            "listings/ch09-x/Cargo.toml",
+            "[package]\nname = \"ch09-x\"\n",
+        ),
+        ("listings/ch09-x/src/main.rs", "fn main() {}\n"),
+        ("listings/ch09-x/claims.toml", CLAIMS),
+        (
+            "tools/measure/Cargo.toml",
+            "[package]\nname = \"measure\"\n",
+        ),
+        ("tools/measure/src/lib.rs", "pub fn measure() {}\n"),
+    ];
+    for (path, text) in files {
+        write(dir.path(), path, text);
+    }
+    dir
+}
+
+fn write(root: &Path, path: &str, text: &str) {
+    let p = root.join(path);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+/// A fresh record on `machine`: inline `ratios` × a fix of `fix_us` µs, one value a repetition.
+fn store(root: &Path, machine: &str, ratios: [f64; 5], fix_us: f64, lost: f64) {
+    let inline: Vec<f64> = ratios.iter().map(|r| r * fix_us * 1e3).collect();
+    let mut rec = Record::sketch(
+        "ch09-x",
+        machine,
+        &[],
+        &[
+            ("e", "1", "inline", "p99", "ns", &inline),
+            ("e", "1", "fix", "p99", "ns", &[fix_us * 1e3; 5]),
+            (
+                "e",
+                "1",
+                "fix",
+                "lost",
+                "count",
+                &[0.0, 0.0, lost, 0.0, 0.0],
+            ),
+        ],
+    );
+    rec.build.inputs = measure::freshness::inputs(root, "ch09-x").unwrap();
+    rec.build.listing_hash = measure::freshness::combined(&rec.build.inputs);
+    let path = root.join("data").join(machine).join("ch09-x.json");
+    rec.save_atomic(&path).unwrap();
+}
+
+/// Runs `book check` in `root`: (success, stdout).
+fn check(root: &Path) -> (bool, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_book"))
+        .arg("check")
+        .current_dir(root)
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.success(), text)
+}
+
+const HELD: [f64; 5] = [20.0, 25.0, 30.0, 22.0, 28.0];
+
+#[test]
+fn a_sound_set_of_records_passes_and_reports_conclusions_and_invariants_apart() {
+    let ws = workspace();
+    store(ws.path(), "m", HELD, 100.0, 0.0);
+    // Beside the neighbour the quiet conclusion is refuted (the fix at 300 µs): allowed.
+    store(ws.path(), "m-busy", HELD, 300.0, 0.0);
+    let (ok, out) = check(ws.path());
+    assert!(ok, "{out}");
+    assert!(
+        out.contains("data/m/ch09-x.json: 2 held, 0 not shown, 0 refuted; invariants 1 of 1 (the book's machine)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("data/m-busy/ch09-x.json: 1 held, 0 not shown, 1 refuted; invariants 1 of 1 (beside the busy neighbour)"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "claim held: stall: 25.0× (20.0–30.0× over 5 repetitions; claim: ≥ 10×), margin +100%"
+        ),
+        "{out}"
+    );
+    // The fix's 100 µs against ≤ 200 µs: +100%, not close; the list says none is.
+    assert!(out.contains("holds with at least 10% to spare"), "{out}");
+}
+
+#[test]
+fn a_conclusion_only_not_shown_on_the_books_machine_fails() {
+    let ws = workspace();
+    store(ws.path(), "m", [20.0, 25.0, 9.0, 22.0, 28.0], 100.0, 0.0);
+    let (ok, out) = check(ws.path());
+    assert!(!ok, "{out}");
+    assert!(
+        out.contains("FAIL data/m/ch09-x.json: claim not shown: stall")
+            && out.contains("every conclusion must be held on the book's machine"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_conclusion_near_its_bound_is_listed() {
+    let ws = workspace();
+    store(ws.path(), "m", [10.5, 12.0, 15.0, 11.0, 14.0], 100.0, 0.0);
+    let (ok, out) = check(ws.path());
+    assert!(ok, "{out}");
+    assert!(
+        out.contains("within 10% of their bound:\n  data/m/ch09-x.json: stall +5%"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_conclusion_not_marked_quiet_refuted_beside_the_neighbour_fails() {
+    let ws = workspace();
+    store(ws.path(), "m", HELD, 100.0, 0.0);
+    store(ws.path(), "m-busy", [3.0, 4.0, 5.0, 4.5, 3.5], 100.0, 0.0);
+    let (ok, out) = check(ws.path());
+    assert!(!ok, "{out}");
+    assert!(
+        out.contains("FAIL data/m-busy/ch09-x.json: claim refuted: stall")
+            && out.contains("not marked `quiet`"),
+        "{out}"
+    );
+    // Only not shown beside the neighbour: the busy gate lets it through.
+    store(
+        ws.path(),
+        "m-busy",
+        [3.0, 25.0, 30.0, 22.0, 28.0],
+        100.0,
+        0.0,
+    );
+    let (ok, out) = check(ws.path());
+    assert!(ok, "{out}");
+}
+
+#[test]
+fn a_broken_invariant_fails_on_any_machine() {
+    let ws = workspace();
+    store(ws.path(), "m", HELD, 100.0, 0.0);
+    store(ws.path(), "laptop", HELD, 100.0, 1.0);
+    let (ok, out) = check(ws.path());
+    assert!(!ok, "{out}");
+    assert!(
+        out.contains("FAIL data/laptop/ch09-x.json: invariant broken: nothing-lost")
+            && out.contains("a bug in the experiment"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_change_to_anything_that_shaped_a_record_makes_it_stale() {
+    let edits = [
+        (
+            "tools/measure/src/lib.rs",
+            "pub fn measure() { /* faster */ }\n",
+            "tools/measure",
+        ),
+        (
+            "listings/ch09-x/src/main.rs",
+            "fn main() { loop {} }\n",
+            "listings/ch09-x",
+        ),
+        (
+            "Cargo.toml",
+            "[workspace]\nmembers = [\"listings/*\", \"tools/*\"]\n\n[profile.dev]\nopt-level = 2\n",
+            "Cargo.toml [profile]",
+        ),
+        (
+            "Cargo.lock",
+            "version = 4\n\n[[package]]\nname = \"ch09-x\"\nversion = \"0.1.0\"\ndependencies = [\"measure\", \"tokio\"]\n\n[[package]]\nname = \"measure\"\nversion = \"0.1.0\"\n\n[[package]]\nname = \"tokio\"\nversion = \"1.47.0\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\n",
+            "Cargo.lock",
+        ),
+    ];
+    for (path, text, input) in edits {
+        let ws = workspace();
+        store(ws.path(), "m", HELD, 100.0, 0.0);
+        assert!(check(ws.path()).0);
+        write(ws.path(), path, text);
+        let (ok, out) = check(ws.path());
+        assert!(!ok, "{path}: {out}");
+        assert!(
+            out.contains(&format!(
+                "data/m/ch09-x.json: stale: {input} changed since this record was made"
+            )),
+            "{path}: {out}"
+        );
+    }
+    // The claims are not an input: a new claim does not call for a remeasure.
+    let ws = workspace();
+    store(ws.path(), "m", HELD, 100.0, 0.0);
+    write(
+        ws.path(),
+        "listings/ch09-x/claims.toml",
+        &format!("{CLAIMS}\n# a note\n"),
+    );
+    assert!(check(ws.path()).0);
+}

@@ -1,0 +1,1186 @@
+//! Claims: the book's conclusions about a chapter's record, defined once in
+//! `listings/<chapter>/claims.toml` and checked in three places: the book build (on the reference
+//! machine's record, where a conclusion that is not *held* fails the build), `cargo run -p book --
+//! check` (every machine's records) and the end of every listing run (on the reader's machine).
+//!
+//! A claim names cells of the record as `experiment/case/variant/metric` and states a direction
+//! and a rough size about them:
+//!
+//! ```toml
+//! format = 2
+//!
+//! [[claim]]
+//! id = "inline-stalls"
+//! says = "with a burst as large as the worker count, inline work takes the p99 to at least 10× spawn_blocking's"
+//! ratio = ["blocking/$workers/inline/p99", "blocking/$workers/spawn_blocking/p99"]
+//! at-least = 10
+//! ```
+//!
+//! | test | figure (per repetition) | holds when |
+//! |---|---|---|
+//! | `ratio = [a, b]` | a ÷ b | within `at-least` / `at-most` |
+//! | `ratio-of-ratios = [[a, b], [c, d]]` | (a ÷ b) ÷ (c ÷ d) | within `at-least` / `at-most`: one change's effect against another setting's |
+//! | `value = a` | a | within `at-least` / `at-most` (a number in a's unit, or "1 ms") |
+//! | `lowest = a`, `among = [...]` | the lowest of `among` ÷ a | at least 1: a is at or below every cell of `among` |
+//! | `highest = a`, `among = [...]` | a ÷ the highest of `among` | at least 1 |
+//! | `ratio-to-lowest = a`, `among = [...]` | a ÷ the lowest of `among` | within `at-least` / `at-most` |
+//! | `spread = [...]` | largest ÷ smallest | within `at-most` |
+//! | `each = [...]` | the worst cell: the largest under `at-most`, the smallest under `at-least` | within the one bound |
+//!
+//! The figure is computed in each repetition from that repetition's values (variants of one
+//! experiment interleave within a repetition, so they were measured side by side), and the
+//! verdict comes from those figures ([`crate::verdict`]): *held*, *not shown* or *refuted*.
+//! `stat = "every-repetition"` asks more of a conclusion: it is held only when the figure holds in
+//! every repetition. A case may be written `$param` or `N*$param` to follow the run's parameters
+//! (`$workers`, `2*$workers`). `quiet = true` marks a conclusion that needs a quiet machine:
+//! beside a busy neighbour it may be refuted without failing the book's check.
+//!
+//! An `[[invariant]]` takes the same keys but holds by construction (no message lost, two read
+//! calls per file, a quota that shrinks `available_parallelism` to 1): it must hold in every
+//! repetition of every run, and a run where one does not is a bug, so the run saves nothing. The
+//! reports count invariants apart from the conclusions.
+//!
+//! When a claim's test or sentence changes, its earlier version stays beside it as a
+//! `[[claim.history]]` entry ([`crate::history`]); a claim removed for good becomes a
+//! `[[retired]]` entry.
+
+use crate::format::{format_plain, format_value, plain, seconds, sig3};
+use crate::history::{Change, Retired};
+use crate::record::{Record, Series};
+use crate::verdict::{self, Interval, Limits};
+use serde::Deserialize;
+
+pub use crate::verdict::Verdict;
+
+/// The only `format` this parser reads: structured histories, invariants apart.
+pub const FORMAT: i64 = 2;
+
+/// Every claim of one chapter.
+#[derive(Debug, Clone)]
+pub struct Claims {
+    /// Conclusions and invariants, in the file's order (conclusions first).
+    pub claims: Vec<Claim>,
+    pub retired: Vec<Retired>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A finding: what the experiment shows, judged held / not shown / refuted.
+    Conclusion,
+    /// Holds by construction; a run where it does not is a bug.
+    Invariant,
+}
+
+impl Kind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Conclusion => "claim",
+            Kind::Invariant => "invariant",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Claim {
+    pub id: String,
+    /// The claim in words, as the book's sentence makes it.
+    pub says: String,
+    pub test: Test,
+    pub every_repetition: bool,
+    /// Needs a quiet machine; a busy neighbour may refute it (the chapter says so).
+    pub quiet: bool,
+    pub kind: Kind,
+    /// Earlier versions of this claim, oldest first.
+    pub history: Vec<Change>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Test {
+    Ratio(CellRef, CellRef, Bound),
+    RatioOfRatios([CellRef; 4], Bound),
+    Value(CellRef, Bound),
+    Lowest(CellRef, Vec<CellRef>),
+    Highest(CellRef, Vec<CellRef>),
+    /// a ÷ the lowest of the others ("per-item spawning within 20% of the best chunking").
+    RatioToLowest(CellRef, Vec<CellRef>, Bound),
+    Spread(Vec<CellRef>, Bound),
+    /// Every cell within the bound ("no errors in any scenario").
+    Each(Vec<CellRef>, Bound),
+}
+
+/// `at-least` and `at-most`, in the figure's unit (× for ratios and spreads).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Bound {
+    pub at_least: Option<f64>,
+    pub at_most: Option<f64>,
+    /// Given with a time unit ("1 ms"): the bounds are in seconds.
+    pub in_seconds: bool,
+}
+
+/// One cell of a record: `experiment/case/variant/metric`, with a case that may follow a
+/// parameter (`$workers`, `2*$workers`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CellRef {
+    pub experiment: String,
+    pub case: String,
+    pub variant: String,
+    pub metric: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    format: Option<i64>,
+    #[serde(default)]
+    claim: Vec<RawClaim>,
+    #[serde(default)]
+    invariant: Vec<RawClaim>,
+    #[serde(default)]
+    retired: Vec<crate::history::RawRetired>,
+}
+
+/// A claim as written; also the `was` of a history entry, where `id` and `says` may be left out.
+#[derive(Deserialize, Clone, Default)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub(crate) struct RawClaim {
+    pub(crate) id: Option<String>,
+    pub(crate) says: Option<String>,
+    /// Only in a history entry's `was`: "claim" or "invariant" when the kind changed.
+    pub(crate) kind: Option<String>,
+    pub(crate) ratio: Option<[String; 2]>,
+    pub(crate) ratio_of_ratios: Option<[[String; 2]; 2]>,
+    pub(crate) value: Option<String>,
+    pub(crate) lowest: Option<String>,
+    pub(crate) highest: Option<String>,
+    pub(crate) ratio_to_lowest: Option<String>,
+    pub(crate) among: Option<Vec<String>>,
+    pub(crate) spread: Option<Vec<String>>,
+    pub(crate) each: Option<Vec<String>>,
+    pub(crate) at_least: Option<toml::Value>,
+    pub(crate) at_most: Option<toml::Value>,
+    pub(crate) stat: Option<String>,
+    pub(crate) quiet: Option<bool>,
+    #[serde(default)]
+    pub(crate) history: Vec<crate::history::RawChange>,
+}
+
+impl RawClaim {
+    fn has_test(&self) -> bool {
+        self.ratio.is_some()
+            || self.ratio_of_ratios.is_some()
+            || self.value.is_some()
+            || self.lowest.is_some()
+            || self.highest.is_some()
+            || self.ratio_to_lowest.is_some()
+            || self.spread.is_some()
+            || self.each.is_some()
+    }
+
+    /// A history entry's `was` over the claim it belongs to: the keys `was` leaves out are as
+    /// they are now; its test (the cells and bounds) is taken whole from one or the other.
+    pub(crate) fn under(&self, owner: &RawClaim) -> RawClaim {
+        let test = if self.has_test() { self } else { owner };
+        RawClaim {
+            id: self.id.clone().or_else(|| owner.id.clone()),
+            says: self.says.clone().or_else(|| owner.says.clone()),
+            kind: self.kind.clone(),
+            ratio: test.ratio.clone(),
+            ratio_of_ratios: test.ratio_of_ratios.clone(),
+            value: test.value.clone(),
+            lowest: test.lowest.clone(),
+            highest: test.highest.clone(),
+            ratio_to_lowest: test.ratio_to_lowest.clone(),
+            among: test.among.clone(),
+            spread: test.spread.clone(),
+            each: test.each.clone(),
+            at_least: test.at_least.clone(),
+            at_most: test.at_most.clone(),
+            stat: self.stat.clone().or_else(|| owner.stat.clone()),
+            quiet: self.quiet.or(owner.quiet),
+            history: Vec::new(),
+        }
+    }
+}
+
+impl Claims {
+    /// Parses a chapter's `claims.toml`; every mistake is an error naming the claim.
+    pub fn parse(text: &str) -> Result<Claims, String> {
+        let file: File = toml::from_str(text).map_err(|e| format!("claims.toml: {e}"))?;
+        if file.format != Some(FORMAT) {
+            return Err(format!(
+                "claims.toml: write `format = {FORMAT}` at the top (claims with structured histories and invariants apart)"
+            ));
+        }
+        let mut claims = Vec::new();
+        let raws = (file.claim.into_iter().map(|r| (r, Kind::Conclusion)))
+            .chain(file.invariant.into_iter().map(|r| (r, Kind::Invariant)));
+        for (raw, kind) in raws {
+            let id = raw.id.clone().unwrap_or_default();
+            let claim = Claim::from_raw(raw, kind, false)
+                .map_err(|e| format!("{} `{id}`: {e}", kind.name()))?;
+            if claims.iter().any(|c: &Claim| c.id == claim.id) {
+                return Err(format!("claim `{id}` is defined twice"));
+            }
+            claims.push(claim);
+        }
+        let mut retired = Vec::new();
+        for raw in file.retired {
+            let r = Retired::from_raw(raw)?;
+            if claims.iter().any(|c| c.id == r.id) {
+                return Err(format!("retired claim `{}` is still defined", r.id));
+            }
+            retired.push(r);
+        }
+        Ok(Claims { claims, retired })
+    }
+
+    /// Reads `claims.toml` in a listing's folder; a listing without one has no claims.
+    pub fn load(listing_dir: &std::path::Path) -> Result<Claims, String> {
+        let path = listing_dir.join("claims.toml");
+        match std::fs::read_to_string(&path) {
+            Ok(text) => Claims::parse(&text).map_err(|e| format!("{}: {e}", path.display())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Claims {
+                claims: vec![],
+                retired: vec![],
+            }),
+            Err(e) => Err(format!("{}: {e}", path.display())),
+        }
+    }
+
+    pub fn get(&self, id: &str) -> Option<&Claim> {
+        self.claims.iter().find(|c| c.id == id)
+    }
+
+    pub fn ids(&self) -> Vec<&str> {
+        self.claims.iter().map(|c| c.id.as_str()).collect()
+    }
+
+    pub fn conclusions(&self) -> impl Iterator<Item = &Claim> {
+        self.claims.iter().filter(|c| c.kind == Kind::Conclusion)
+    }
+
+    pub fn invariants(&self) -> impl Iterator<Item = &Claim> {
+        self.claims.iter().filter(|c| c.kind == Kind::Invariant)
+    }
+}
+
+impl Claim {
+    /// `is_was`: the earlier version in a history entry (already merged over its claim), which
+    /// may name the `kind` it had.
+    pub(crate) fn from_raw(raw: RawClaim, kind: Kind, is_was: bool) -> Result<Claim, String> {
+        let Some(id) = raw.id.clone() else {
+            return Err("needs an `id`".into());
+        };
+        let Some(says) = raw.says.clone() else {
+            return Err("needs `says`, the claim in words".into());
+        };
+        let base = raw.clone();
+        let kind = match raw.kind.as_deref() {
+            None => kind,
+            Some(_) if !is_was => {
+                return Err("`kind` belongs in a history entry's `was`; write [[invariant]] for an invariant".into());
+            }
+            Some("claim") => Kind::Conclusion,
+            Some("invariant") => Kind::Invariant,
+            Some(other) => return Err(format!("kind = \"{other}\": use claim or invariant")),
+        };
+        let timed = |v: &Option<toml::Value>| matches!(v, Some(toml::Value::String(_)));
+        let bound = Bound {
+            at_least: raw.at_least.as_ref().map(bound_value).transpose()?,
+            at_most: raw.at_most.as_ref().map(bound_value).transpose()?,
+            in_seconds: timed(&raw.at_least) || timed(&raw.at_most),
+        };
+        if bound.in_seconds && !(timed(&raw.at_least) || raw.at_least.is_none())
+            || bound.in_seconds && !(timed(&raw.at_most) || raw.at_most.is_none())
+        {
+            return Err("give both bounds with a time unit, or neither".into());
+        }
+        let cell = |s: &str| CellRef::parse(s);
+        let cells = |v: &[String]| v.iter().map(|s| cell(s)).collect::<Result<Vec<_>, _>>();
+        let among = || -> Result<Vec<CellRef>, String> {
+            match &raw.among {
+                Some(v) if !v.is_empty() => cells(v),
+                _ => Err("`lowest`, `highest` and `ratio-to-lowest` need `among = [...]`".into()),
+            }
+        };
+        let mut tests = Vec::new();
+        if let Some([a, b]) = &raw.ratio {
+            tests.push(Test::Ratio(cell(a)?, cell(b)?, bound.clone()));
+        }
+        if let Some([[a, b], [c, d]]) = &raw.ratio_of_ratios {
+            let cells = [cell(a)?, cell(b)?, cell(c)?, cell(d)?];
+            tests.push(Test::RatioOfRatios(cells, bound.clone()));
+        }
+        if let Some(a) = &raw.value {
+            tests.push(Test::Value(cell(a)?, bound.clone()));
+        }
+        if let Some(a) = &raw.lowest {
+            tests.push(Test::Lowest(cell(a)?, among()?));
+        }
+        if let Some(a) = &raw.highest {
+            tests.push(Test::Highest(cell(a)?, among()?));
+        }
+        if let Some(a) = &raw.ratio_to_lowest {
+            tests.push(Test::RatioToLowest(cell(a)?, among()?, bound.clone()));
+        }
+        if let Some(v) = &raw.spread {
+            if v.len() < 2 {
+                return Err("`spread` needs two or more cells".into());
+            }
+            tests.push(Test::Spread(cells(v)?, bound.clone()));
+        }
+        if let Some(v) = &raw.each {
+            if v.is_empty() {
+                return Err("`each` needs one or more cells".into());
+            }
+            tests.push(Test::Each(cells(v)?, bound.clone()));
+        }
+        if tests.len() != 1 {
+            return Err(
+                "give exactly one of ratio, ratio-of-ratios, value, lowest, highest, ratio-to-lowest, spread, each (see tools/records/src/claims.rs)"
+                    .into(),
+            );
+        }
+        let test = tests.pop().expect("one test");
+        let bounded = !matches!(test, Test::Lowest(..) | Test::Highest(..));
+        if bounded && bound == Bound::default() {
+            return Err("needs `at-least` or `at-most`".into());
+        }
+        if !bounded && bound != Bound::default() {
+            return Err("`lowest` and `highest` take no bounds".into());
+        }
+        if matches!(test, Test::Spread(..)) && bound.at_least.is_some() {
+            return Err("a spread takes `at-most` only".into());
+        }
+        if matches!(test, Test::Each(..)) && bound.at_least.is_some() && bound.at_most.is_some() {
+            return Err("`each` takes one bound, `at-least` or `at-most`".into());
+        }
+        let unitless = matches!(
+            test,
+            Test::Ratio(..) | Test::RatioOfRatios(..) | Test::RatioToLowest(..) | Test::Spread(..)
+        );
+        if unitless && bound.in_seconds {
+            return Err(
+                "a ratio or spread has no unit: give its bound as a number (10, not \"10 ms\")"
+                    .into(),
+            );
+        }
+        let every_repetition = match raw.stat.as_deref() {
+            None | Some("median") => false,
+            Some("every-repetition") if kind == Kind::Invariant => {
+                return Err(
+                    "an invariant holds in every repetition already: leave out `stat`".into(),
+                );
+            }
+            Some("every-repetition") => true,
+            Some(s) => return Err(format!("stat = \"{s}\": use median or every-repetition")),
+        };
+        let quiet = raw.quiet.unwrap_or(false);
+        if kind == Kind::Invariant && quiet {
+            return Err("an invariant holds on any machine: it cannot be `quiet`".into());
+        }
+        if id.is_empty()
+            || !id
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        {
+            return Err("ids use lowercase letters, digits and '-'".into());
+        }
+        let mut claim = Claim {
+            id,
+            says,
+            test,
+            every_repetition: every_repetition || kind == Kind::Invariant,
+            quiet,
+            kind,
+            history: Vec::new(),
+        };
+        for change in raw.history {
+            claim.history.push(Change::from_raw(change, &claim, &base)?);
+        }
+        Ok(claim)
+    }
+
+    /// Whether two versions of a claim state and test the same thing (the id aside).
+    pub fn same_definition(&self, other: &Claim) -> bool {
+        self.says == other.says
+            && self.test == other.test
+            && self.every_repetition == other.every_repetition
+            && self.quiet == other.quiet
+            && self.kind == other.kind
+    }
+
+    pub fn is_invariant(&self) -> bool {
+        self.kind == Kind::Invariant
+    }
+
+    /// The cells the claim reads.
+    pub fn cells(&self) -> Vec<&CellRef> {
+        match &self.test {
+            Test::Ratio(a, b, _) => vec![a, b],
+            Test::RatioOfRatios(cells, _) => cells.iter().collect(),
+            Test::Value(a, _) => vec![a],
+            Test::Lowest(a, among) | Test::Highest(a, among) | Test::RatioToLowest(a, among, _) => {
+                std::iter::once(a).chain(among).collect()
+            }
+            Test::Spread(cells, _) | Test::Each(cells, _) => cells.iter().collect(),
+        }
+    }
+
+    /// Evaluates the claim on a record: its figure in every repetition, and the verdict on them.
+    pub fn check(&self, rec: &Record) -> Outcome {
+        let missing = |why: String| Outcome {
+            verdict: Verdict::Missing(why),
+            kind: self.kind,
+            figure: String::new(),
+            interval: None,
+            bound: self.bound_text(),
+            figures: Vec::new(),
+            held_in: 0,
+            margin: None,
+            to_decide: None,
+        };
+        let mut series: Vec<&Series> = Vec::new();
+        for c in self.cells() {
+            match c.find(rec) {
+                Ok(s) => series.push(s),
+                Err(why) => return missing(why),
+            }
+        }
+        let units: Vec<&str> = series.iter().map(|s| s.unit.as_str()).collect();
+        let bound = self.bound_text_in(units[0]);
+        // Repetition i of every cell, side by side; cells of experiments with fewer repetitions
+        // limit the pairs.
+        let n = series.iter().map(|s| s.values.len()).min().unwrap_or(0);
+        if n == 0 {
+            return missing("the cells have no values".into());
+        }
+        let mut figures = Vec::with_capacity(n);
+        for i in 0..n {
+            let values: Vec<f64> = series.iter().map(|s| s.values[i]).collect();
+            match self.figure(&values, &units) {
+                Ok(x) => figures.push(x),
+                Err(why) => return missing(format!("repetition {}: {why}", i + 1)),
+            }
+        }
+        let limits = self.limits();
+        let held_in = figures.iter().filter(|x| limits.holds(**x)).count();
+        let all = verdict::range(&figures);
+        let median = verdict::median(&figures);
+        let (verdict, interval) = match self.kind {
+            Kind::Invariant => {
+                let v = if held_in == n {
+                    Verdict::Held
+                } else {
+                    Verdict::Refuted
+                };
+                (v, all)
+            }
+            Kind::Conclusion => match verdict::median_interval(&figures) {
+                None => (Verdict::NotShown, all),
+                Some(i) if self.every_repetition => {
+                    let v = match limits.judge(&i) {
+                        Verdict::Held if held_in < n => Verdict::NotShown,
+                        v => v,
+                    };
+                    (v, all)
+                }
+                Some(i) => (limits.judge(&i), Some(i)),
+            },
+        };
+        let margin = interval.as_ref().and_then(|i| limits.margin(i));
+        let to_decide = (verdict == Verdict::NotShown)
+            .then(|| verdict::repetitions_to_decide(&figures, &limits));
+        Outcome {
+            verdict,
+            kind: self.kind,
+            figure: median.map(|m| self.show(m, &units)).unwrap_or_default(),
+            interval: interval.map(|i| (self.show(i.lo, &units), self.show(i.hi, &units), i)),
+            bound,
+            figures,
+            held_in,
+            margin,
+            to_decide,
+        }
+    }
+
+    /// The claim's figure for one repetition's values, in `cells()` order, in the unit its
+    /// bounds are given in (seconds for a bound like "1 ms").
+    fn figure(&self, v: &[f64], units: &[&str]) -> Result<f64, String> {
+        let in_seconds = |i: usize| seconds(v[i], units[i]).unwrap_or(v[i]);
+        let same_kind = units
+            .iter()
+            .all(|u| seconds(1.0, u).is_some() == seconds(1.0, units[0]).is_some());
+        if !same_kind {
+            return Err(format!("cells in different units ({})", units.join(", ")));
+        }
+        let ratio = |a: f64, b: f64, what: &str| -> Result<f64, String> {
+            match (a, b) {
+                (_, b) if b != 0.0 => Ok(a / b),
+                (a, _) if a > 0.0 => Ok(f64::INFINITY),
+                _ => Err(format!("{what}: zero over zero")),
+            }
+        };
+        // A value test compares in seconds when its bound has a time unit, else in the metric's unit.
+        let judged = |i: usize, b: &Bound| -> Result<f64, String> {
+            if b.in_seconds {
+                seconds(v[i], units[i])
+                    .ok_or_else(|| format!("a bound with a time unit on a metric in {}", units[i]))
+            } else {
+                Ok(v[i])
+            }
+        };
+        match &self.test {
+            Test::Ratio(..) => ratio(in_seconds(0), in_seconds(1), "the ratio"),
+            Test::RatioOfRatios(..) => {
+                let ab = ratio(in_seconds(0), in_seconds(1), "the first ratio")?;
+                let cd = ratio(in_seconds(2), in_seconds(3), "the second ratio")?;
+                ratio(ab, cd, "the ratio of ratios")
+            }
+            Test::Value(_, b) => judged(0, b),
+            Test::Lowest(..) => {
+                let others = (1..v.len()).map(in_seconds).fold(f64::INFINITY, f64::min);
+                ratio(
+                    others,
+                    in_seconds(0),
+                    "the lowest of the others over the cell",
+                )
+            }
+            Test::Highest(..) => {
+                let others = (1..v.len())
+                    .map(in_seconds)
+                    .fold(f64::NEG_INFINITY, f64::max);
+                ratio(
+                    in_seconds(0),
+                    others,
+                    "the cell over the highest of the others",
+                )
+            }
+            Test::RatioToLowest(..) => {
+                let lowest = (1..v.len()).map(in_seconds).fold(f64::INFINITY, f64::min);
+                if lowest <= 0.0 {
+                    return Err("the lowest of `among` is at or below zero".into());
+                }
+                Ok(in_seconds(0) / lowest)
+            }
+            Test::Spread(..) => {
+                let all: Vec<f64> = (0..v.len()).map(in_seconds).collect();
+                let lo = all.iter().copied().fold(f64::INFINITY, f64::min);
+                let hi = all.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                if lo <= 0.0 {
+                    return Err("a spread over a cell at or below zero".into());
+                }
+                Ok(hi / lo)
+            }
+            Test::Each(_, b) => {
+                let all = (0..v.len())
+                    .map(|i| judged(i, b))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok(if b.at_most.is_some() {
+                    all.into_iter().fold(f64::NEG_INFINITY, f64::max)
+                } else {
+                    all.into_iter().fold(f64::INFINITY, f64::min)
+                })
+            }
+        }
+    }
+
+    /// The bounds on [`Claim::figure`].
+    pub fn limits(&self) -> Limits {
+        match &self.test {
+            Test::Lowest(..) | Test::Highest(..) => Limits {
+                at_least: Some(1.0),
+                at_most: None,
+            },
+            Test::Ratio(_, _, b)
+            | Test::RatioOfRatios(_, b)
+            | Test::Value(_, b)
+            | Test::RatioToLowest(_, _, b)
+            | Test::Spread(_, b)
+            | Test::Each(_, b) => Limits {
+                at_least: b.at_least,
+                at_most: b.at_most,
+            },
+        }
+    }
+
+    /// A figure as the reader reads it: "151×", "35.5 ms", "0".
+    fn show(&self, x: f64, units: &[&str]) -> String {
+        if x.is_infinite() {
+            return "∞".into();
+        }
+        match &self.test {
+            Test::Value(_, b) | Test::Each(_, b) if b.in_seconds => format_value(x, "s"),
+            Test::Value(..) | Test::Each(..) => format_value(x, units[0]),
+            _ => format!("{}×", sig3(x)),
+        }
+    }
+
+    /// What the claim requires, in a few symbols: "≥ 10×", "lowest of 4", "≤ 3×", "≤ 10%".
+    pub fn bound_text(&self) -> String {
+        self.bound_text_in("")
+    }
+
+    /// The same, with a value test's bounds shown in the metric's unit.
+    fn bound_text_in(&self, unit: &str) -> String {
+        let unit_of_value = |b: &Bound| {
+            let show = |x: f64| {
+                if b.in_seconds {
+                    format_plain(x, "s")
+                } else if unit.is_empty() {
+                    plain(x)
+                } else {
+                    format_plain(x, unit)
+                }
+            };
+            let part = |sym: &str, x: Option<f64>| x.map(|x| format!("{sym} {}", show(x)));
+            [part("≥", b.at_least), part("≤", b.at_most)]
+                .into_iter()
+                .flatten()
+                .collect::<Vec<_>>()
+                .join(" and ")
+        };
+        let times = |b: &Bound| {
+            let part = |sym: &str, x: Option<f64>| x.map(|x| format!("{sym} {}×", plain(x)));
+            [part("≥", b.at_least), part("≤", b.at_most)]
+                .into_iter()
+                .flatten()
+                .collect::<Vec<_>>()
+                .join(" and ")
+        };
+        let each = if self.every_repetition && self.kind == Kind::Conclusion {
+            ", in every repetition"
+        } else {
+            ""
+        };
+        let core = match &self.test {
+            Test::Ratio(_, _, b) | Test::RatioOfRatios(_, b) | Test::Spread(_, b) => times(b),
+            Test::RatioToLowest(_, among, b) => {
+                format!("{} the lowest of {}", times(b), among.len())
+            }
+            Test::Value(_, b) => unit_of_value(b),
+            Test::Each(cells, b) => format!("{} in each of {}", unit_of_value(b), cells.len()),
+            Test::Lowest(_, among) => format!("lowest of {}", among.len() + 1),
+            Test::Highest(_, among) => format!("highest of {}", among.len() + 1),
+        };
+        format!("{core}{each}")
+    }
+
+    /// The claim's cells with their case resolved on `rec` (for noise lookups).
+    pub fn resolved_cells(&self, rec: &Record) -> Vec<(String, String, String)> {
+        self.cells()
+            .iter()
+            .filter_map(|c| {
+                Some((
+                    c.experiment.clone(),
+                    c.case_in(rec).ok()?,
+                    c.variant.clone(),
+                ))
+            })
+            .collect()
+    }
+}
+
+/// A bound: a number, or a string with a time unit ("1 ms") kept in seconds.
+fn bound_value(v: &toml::Value) -> Result<f64, String> {
+    match v {
+        toml::Value::Integer(i) => Ok(*i as f64),
+        toml::Value::Float(f) => Ok(*f),
+        toml::Value::String(s) => {
+            let (num, unit) = s
+                .trim()
+                .split_once(' ')
+                .ok_or_else(|| format!("bound \"{s}\": write a number and a unit, \"1 ms\""))?;
+            let n: f64 = num
+                .parse()
+                .map_err(|_| format!("bound \"{s}\": not a number"))?;
+            seconds(n, unit).ok_or_else(|| format!("bound \"{s}\": unit {unit} is not a time"))
+        }
+        other => Err(format!(
+            "bound {other}: use a number or a string like \"1 ms\""
+        )),
+    }
+}
+
+impl CellRef {
+    pub fn parse(s: &str) -> Result<CellRef, String> {
+        let parts: Vec<&str> = s.split('/').collect();
+        let [experiment, case, variant, metric] = parts[..] else {
+            return Err(format!(
+                "cell `{s}`: write experiment/case/variant/metric (e.g. blocking/$workers/inline/p99)"
+            ));
+        };
+        if parts.iter().any(|p| p.is_empty()) {
+            return Err(format!("cell `{s}`: an empty part"));
+        }
+        Ok(CellRef {
+            experiment: experiment.into(),
+            case: case.into(),
+            variant: variant.into(),
+            metric: metric.into(),
+        })
+    }
+
+    /// The case on this record: literal, or `$param` / `N*$param` from the record's parameters.
+    pub fn case_in(&self, rec: &Record) -> Result<String, String> {
+        resolve_case(&self.case, rec)
+    }
+
+    pub fn find<'r>(&self, rec: &'r Record) -> Result<&'r Series, String> {
+        let case = self.case_in(rec)?;
+        rec.find(&self.experiment, &case, &self.variant, &self.metric)
+            .ok_or_else(|| {
+                format!(
+                    "the run has no cell {}/{case}/{}/{} (a filtered or --quick run measures fewer cells)",
+                    self.experiment, self.variant, self.metric
+                )
+            })
+    }
+}
+
+impl std::fmt::Display for CellRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}/{}/{}/{}",
+            self.experiment, self.case, self.variant, self.metric
+        )
+    }
+}
+
+/// `7` stays `7`; `$workers` becomes the record's `workers`; `2*$workers` twice that.
+pub fn resolve_case(case: &str, rec: &Record) -> Result<String, String> {
+    let Some(at) = case.find('$') else {
+        return Ok(case.to_string());
+    };
+    let factor = match case[..at].strip_suffix('*') {
+        Some(f) => f
+            .parse::<f64>()
+            .map_err(|_| format!("case `{case}`: write N*$param"))?,
+        None if at == 0 => 1.0,
+        None => return Err(format!("case `{case}`: write $param or N*$param")),
+    };
+    let name = &case[at + 1..];
+    let value = rec
+        .param(name)
+        .and_then(|v| v.as_f64())
+        .ok_or_else(|| format!("case `{case}`: the record has no numeric parameter `{name}`"))?;
+    Ok(sig3_plain(factor * value))
+}
+
+/// A case value as the listings write it: `2`, `0.5`.
+fn sig3_plain(v: f64) -> String {
+    if v.fract() == 0.0 {
+        format!("{}", v as i64)
+    } else {
+        format!("{v}")
+    }
+}
+
+/// What a claim came to on one record.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    pub verdict: Verdict,
+    pub kind: Kind,
+    /// The median of the per-repetition figures, formatted ("151×", "35.5 ms"); empty when missing.
+    pub figure: String,
+    /// The interval the verdict was judged on (formatted ends, and the numbers): the median's
+    /// confidence interval, or for an invariant or an every-repetition claim the whole range.
+    pub interval: Option<(String, String, Interval)>,
+    /// What the claim requires ("≥ 10×").
+    pub bound: String,
+    /// The claim's figure in each repetition, in the order they ran.
+    pub figures: Vec<f64>,
+    /// In how many repetitions the figure alone satisfies the bound.
+    pub held_in: usize,
+    /// How far the interval stays inside the bound, as a share of the bound (negative: crosses it).
+    pub margin: Option<f64>,
+    /// For a claim not shown: how many repetitions would likely decide it, or why none can say.
+    pub to_decide: Option<Result<usize, String>>,
+}
+
+impl Outcome {
+    pub fn held(&self) -> bool {
+        self.verdict == Verdict::Held
+    }
+
+    /// "held", "not shown", "refuted", an invariant's "broken", or "not checked".
+    pub fn word(&self) -> &'static str {
+        match (&self.verdict, self.kind) {
+            (Verdict::Held, _) => "held",
+            (Verdict::NotShown, _) => "not shown",
+            (Verdict::Refuted, Kind::Invariant) => "broken",
+            (Verdict::Refuted, Kind::Conclusion) => "refuted",
+            (Verdict::Missing(_), _) => "not checked",
+        }
+    }
+
+    /// "1.60–3.44× over 5 repetitions", "in its one repetition", "0 in each of 5 repetitions".
+    pub fn interval_text(&self) -> String {
+        let n = self.figures.len();
+        match &self.interval {
+            _ if n == 1 => "in its one repetition".into(),
+            Some((lo, hi, _)) if lo == hi => format!("{lo} in each of {n} repetitions"),
+            Some((lo, hi, _)) => format!("{} over {n} repetitions", range_text(lo, hi)),
+            None => format!("over {n} repetitions"),
+        }
+    }
+
+    /// "2.41× (1.60–3.44× over 5 repetitions)": the figure as the pages show it.
+    pub fn figure_with_interval(&self) -> String {
+        if self.figure.is_empty() {
+            return String::new();
+        }
+        format!("{} ({})", self.figure, self.interval_text())
+    }
+
+    /// "2.41× (1.60–3.44× over 5 repetitions; claim: ≥ 1.5×)", with what would decide a claim
+    /// that is not shown.
+    pub fn summary(&self) -> String {
+        match &self.verdict {
+            Verdict::Missing(why) => why.clone(),
+            verdict => {
+                let mut s = format!(
+                    "{} ({}; {}: {})",
+                    self.figure,
+                    self.interval_text(),
+                    self.kind.name(),
+                    self.bound
+                );
+                if *verdict == Verdict::NotShown {
+                    s.push_str(&format!(": {}", self.decide_text()));
+                }
+                s
+            }
+        }
+    }
+
+    /// Why a claim is not shown, and what would decide it.
+    pub fn decide_text(&self) -> String {
+        let n = self.figures.len();
+        let few = n < verdict::MIN_REPETITIONS;
+        let side = if self.held_in * 2 > n {
+            "most repetitions on the held side"
+        } else if self.held_in * 2 < n {
+            "most repetitions on the refuted side"
+        } else {
+            "the repetitions split"
+        };
+        let side = format!("{side}, {} of {n} held", self.held_in);
+        match &self.to_decide {
+            _ if few => format!(
+                "{n} repetition(s) cannot decide at {}% confidence ({side}); run at least {}",
+                plain(verdict::CONFIDENCE * 100.0),
+                verdict::MIN_REPETITIONS
+            ),
+            Some(Ok(reps)) => format!("{side}; about {reps} repetitions would likely decide it"),
+            Some(Err(why)) => format!("{side}; {why}"),
+            None => side,
+        }
+    }
+
+    /// "+25%", "−3.8%", or "exact" for a bound of zero.
+    pub fn margin_text(&self) -> String {
+        match self.margin {
+            Some(m) if m.is_infinite() => "∞".into(),
+            Some(m) => {
+                let pct = format_plain(m * 100.0, "%");
+                if m >= 0.0 {
+                    format!("+{pct}")
+                } else {
+                    pct.replace('-', "−")
+                }
+            }
+            None => "exact".into(),
+        }
+    }
+}
+
+/// "1.60–3.44×" from "1.60×" and "3.44×"; "900 µs–1.20 ms" where the units differ.
+pub fn range_text(lo: &str, hi: &str) -> String {
+    let split = |s: &str| {
+        let end = s
+            .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == ',' || c == '-'))
+            .unwrap_or(s.len());
+        (s[..end].to_string(), s[end..].to_string())
+    };
+    let ((lo_n, lo_u), (_, hi_u)) = (split(lo), split(hi));
+    if lo_u == hi_u && !lo_n.is_empty() {
+        format!("{lo_n}–{hi}")
+    } else {
+        format!("{lo}–{hi}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::tests::sample_with;
+
+    const CLAIMS: &str = r#"
+format = 2
+
+[[claim]]
+id = "stall"
+says = "inline at least 10× the fix at burst = workers"
+ratio = ["blocking/$workers/inline/p99", "blocking/$workers/fix/p99"]
+at-least = 10
+
+[[claim]]
+id = "fix-fast"
+says = "the fix's p99 stays under 1 ms"
+value = "blocking/$workers/fix/p99"
+at-most = "1 ms"
+
+[[claim]]
+id = "fix-lowest"
+says = "the fix is lowest"
+lowest = "blocking/1/fix/p99"
+among = ["blocking/1/inline/p99"]
+stat = "every-repetition"
+
+[[claim]]
+id = "inline-near-best"
+says = "with no heavy jobs, inline within 1.3× of the lowest of the others"
+ratio-to-lowest = "blocking/0/inline/p99"
+among = ["blocking/0/fix/p99", "blocking/1/fix/p99"]
+at-most = 1.3
+
+[[claim]]
+id = "idle-alike"
+says = "with no heavy jobs, both within 2× of each other"
+spread = ["blocking/0/inline/p99", "blocking/0/fix/p99"]
+at-most = 2
+
+[[claim]]
+id = "burst-hurts-inline-more"
+says = "the burst raises inline's p99 at least 10× as much as the fix's"
+ratio-of-ratios = [["blocking/1/inline/p99", "blocking/0/inline/p99"], ["blocking/1/fix/p99", "blocking/0/fix/p99"]]
+at-least = 10
+
+[[claim]]
+id = "fix-under-1ms-everywhere"
+says = "the fix's p99 stays under 1 ms at every burst, in every repetition"
+each = ["blocking/0/fix/p99", "blocking/1/fix/p99"]
+at-most = "1 ms"
+stat = "every-repetition"
+
+[[invariant]]
+id = "nothing-lost"
+says = "no request is lost"
+value = "blocking/1/fix/lost"
+at-most = 0
+"#;
+
+    const IDLE_INLINE: [f64; 5] = [90e3, 100e3, 110e3, 95e3, 105e3];
+    const IDLE_FIX: [f64; 5] = [80e3, 95e3, 100e3, 90e3, 85e3];
+
+    /// workers = 1; inline and fix p99 (ns) at bursts 0 and 1, five repetitions each.
+    fn record(inline1: [f64; 5], fix1: [f64; 5], lost: [f64; 5]) -> Record {
+        sample_with(
+            &[("workers", 1.0)],
+            &[
+                ("blocking", "0", "inline", "p99", "ns", &IDLE_INLINE),
+                ("blocking", "0", "fix", "p99", "ns", &IDLE_FIX),
+                ("blocking", "1", "inline", "p99", "ns", &inline1),
+                ("blocking", "1", "fix", "p99", "ns", &fix1),
+                ("blocking", "1", "fix", "lost", "count", &lost),
+            ],
+        )
+    }
+
+    fn held() -> Record {
+        record(
+            [30e6, 35e6, 36e6, 32e6, 34e6],
+            [100e3, 150e3, 200e3, 120e3, 180e3],
+            [0.0; 5],
+        )
+    }
+
+    #[test]
+    fn every_kind_of_claim_holds_on_data_that_supports_it() {
+        let claims = Claims::parse(CLAIMS).unwrap();
+        let rec = held();
+        for c in &claims.claims {
+            let o = c.check(&rec);
+            assert!(o.held(), "{}: {o:?}", c.id);
+        }
+        // Per repetition: 300×, 233×, 180×, 267×, 189×; the median 233×, the range the interval.
+        let stall = claims.get("stall").unwrap().check(&rec);
+        assert_eq!(stall.figure, "233×");
+        assert_eq!(
+            stall.summary(),
+            "233× (180–300× over 5 repetitions; claim: ≥ 10×)"
+        );
+        assert_eq!(stall.margin_text(), "+1,700%");
+        let lowest = claims.get("fix-lowest").unwrap().check(&rec);
+        assert_eq!(lowest.held_in, 5);
+        assert_eq!(claims.get("fix-fast").unwrap().check(&rec).figure, "150 µs");
+        let each = claims.get("fix-under-1ms-everywhere").unwrap().check(&rec);
+        assert_eq!(
+            each.figure, "150 µs",
+            "the worst cell, repetition by repetition"
+        );
+        assert_eq!(each.bound, "≤ 1 ms in each of 2, in every repetition");
+        let lost = claims.get("nothing-lost").unwrap().check(&rec);
+        assert_eq!(
+            lost.summary(),
+            "0 (0 in each of 5 repetitions; invariant: ≤ 0)"
+        );
+        assert_eq!(claims.conclusions().count(), 7);
+        assert_eq!(claims.invariants().count(), 1);
+    }
+
+    #[test]
+    fn figures_pair_the_repetitions_that_ran_side_by_side() {
+        let claims = Claims::parse(CLAIMS).unwrap();
+        // The medians (35 ms ÷ 150 µs = 233×) hide that in the slowest repetition of the fix
+        // inline ran fast too: that repetition's own figure is 3.5×, the interval reaches it.
+        let rec = record(
+            [30e6, 35e6, 0.7e6, 32e6, 34e6],
+            [100e3, 150e3, 200e3, 120e3, 180e3],
+            [0.0; 5],
+        );
+        let o = claims.get("stall").unwrap().check(&rec);
+        assert_eq!(o.verdict, Verdict::NotShown, "{}", o.summary());
+        assert_eq!(o.held_in, 4);
+        assert!(o.summary().contains("3.50–300×"), "{}", o.summary());
+        assert!(
+            o.summary()
+                .contains("most repetitions on the held side, 4 of 5 held"),
+            "{}",
+            o.summary()
+        );
+    }
+
+    #[test]
+    fn claims_are_refuted_where_every_repetition_contradicts_them() {
+        let claims = Claims::parse(CLAIMS).unwrap();
+        // Inline only about 4× the fix, the fix over 1 ms, and slower than inline in one repetition.
+        let rec = record(
+            [6e6, 7e6, 1.5e6, 6.5e6, 5e6],
+            [1.2e6, 1.4e6, 2e6, 1.3e6, 1.5e6],
+            [0.0, 0.0, 1.0, 0.0, 0.0],
+        );
+        let o = claims.get("stall").unwrap().check(&rec);
+        assert_eq!(
+            (o.verdict.clone(), o.figure.as_str()),
+            (Verdict::Refuted, "5.00×")
+        );
+        assert!(o.margin.unwrap() < 0.0);
+        assert_eq!(o.word(), "refuted");
+        let fast = claims.get("fix-fast").unwrap().check(&rec);
+        assert_eq!(fast.verdict, Verdict::Refuted);
+        // The fix is lowest in four repetitions of five: an every-repetition claim is not shown.
+        let lowest = claims.get("fix-lowest").unwrap().check(&rec);
+        assert_eq!(
+            (lowest.verdict.clone(), lowest.held_in),
+            (Verdict::NotShown, 4)
+        );
+        let each = claims.get("fix-under-1ms-everywhere").unwrap().check(&rec);
+        assert_eq!((each.verdict.clone(), each.held_in), (Verdict::Refuted, 0));
+        // One lost request in one repetition breaks the invariant.
+        let lost = claims.get("nothing-lost").unwrap().check(&rec);
+        assert_eq!(
+            (lost.verdict.clone(), lost.word()),
+            (Verdict::Refuted, "broken")
+        );
+    }
+
+    #[test]
+    fn fewer_than_five_repetitions_show_nothing_either_way() {
+        let claims = Claims::parse(CLAIMS).unwrap();
+        let mut rec = held();
+        for s in &mut rec.series {
+            s.values.truncate(1);
+            (s.median, s.min, s.max) = (s.values[0], s.values[0], s.values[0]);
+        }
+        rec.reps = 1;
+        let o = claims.get("stall").unwrap().check(&rec);
+        assert_eq!(o.verdict, Verdict::NotShown);
+        assert_eq!(
+            o.summary(),
+            "300× (in its one repetition; claim: ≥ 10×): 1 repetition(s) cannot decide at 90% confidence (most repetitions on the held side, 1 of 1 held); run at least 5"
+        );
+        // An invariant is checked on any run, however short.
+        assert!(claims.get("nothing-lost").unwrap().check(&rec).held());
+    }
+
+    #[test]
+    fn a_missing_cell_or_parameter_is_reported_not_guessed() {
+        let claims = Claims::parse(CLAIMS).unwrap();
+        let mut rec = held();
+        rec.series.retain(|s| s.case != "1");
+        let o = claims.get("stall").unwrap().check(&rec);
+        assert!(
+            matches!(&o.verdict, Verdict::Missing(w) if w.contains("blocking/1/inline/p99")),
+            "{o:?}"
+        );
+        rec.params.clear();
+        let o = claims.get("stall").unwrap().check(&rec);
+        assert!(
+            matches!(&o.verdict, Verdict::Missing(w) if w.contains("no numeric parameter `workers`")),
+            "{o:?}"
+        );
+    }
+
+    #[test]
+    fn cases_follow_parameters() {
+        let rec = sample_with(&[("workers", 4.0)], &[]);
+        assert_eq!(resolve_case("7", &rec).unwrap(), "7");
+        assert_eq!(resolve_case("$workers", &rec).unwrap(), "4");
+        assert_eq!(resolve_case("2*$workers", &rec).unwrap(), "8");
+        assert!(resolve_case("2$workers", &rec).is_err());
+        assert!(resolve_case("$cores", &rec).is_err());
+    }
+
+    #[test]
+    fn ranges_share_their_unit() {
+        assert_eq!(range_text("1.60×", "3.44×"), "1.60–3.44×");
+        assert_eq!(range_text("30.1 ms", "40.2 ms"), "30.1–40.2 ms");
+        assert_eq!(range_text("900 µs", "1.20 ms"), "900 µs–1.20 ms");
+    }
+
+    #[test]
+    fn malformed_claims_are_errors_naming_the_claim() {
+        let bad = |body: &str| {
+            Claims::parse(&format!(
+                "format = 2\n[[claim]]\nid = \"x\"\nsays = \"s\"\n{body}"
+            ))
+            .unwrap_err()
+        };
+        assert!(bad("ratio = [\"a/b/c/d\", \"a/b/c/e\"]").contains("at-least"));
+        assert!(bad("value = \"a/b/c\"\nat-most = 1").contains("experiment/case/variant/metric"));
+        assert!(bad("lowest = \"a/b/c/d\"").contains("among"));
+        assert!(bad("ratio-to-lowest = \"a/b/c/d\"\nat-most = 2").contains("among"));
+        assert!(bad("ratio-to-lowest = \"a/b/c/d\"\namong = [\"a/b/c/e\"]").contains("at-least"));
+        assert!(
+            bad("value = \"a/b/c/d\"\nspread = [\"a/b/c/d\", \"a/b/c/e\"]\nat-most = 2")
+                .contains("exactly one")
+        );
+        assert!(bad("value = \"a/b/c/d\"\nat-most = \"1 parsec\"").contains("not a time"));
+        assert!(
+            bad("value = \"a/b/c/d\"\nat-most = 1\nstat = \"mean\"").contains("every-repetition")
+        );
+        assert!(bad("value = \"a/b/c/d\"\nat-most = 1\ncolour = 1").contains("colour"));
+        assert!(
+            bad("ratio = [\"a/b/c/d\", \"a/b/c/e\"]\nat-least = \"1 ms\"").contains("has no unit")
+        );
+        assert!(bad("each = [\"a/b/c/d\"]\nat-least = 1\nat-most = 2").contains("one bound"));
+        assert!(
+            bad("value = \"a/b/c/d\"\nat-most = 1\nkind = \"invariant\"").contains("[[invariant]]")
+        );
+        let invariant = |body: &str| {
+            Claims::parse(&format!("format = 2\n[[invariant]]\nid = \"x\"\nsays = \"s\"\nvalue = \"a/b/c/d\"\nat-most = 0\n{body}")).unwrap_err()
+        };
+        assert!(invariant("quiet = true").contains("cannot be `quiet`"));
+        assert!(invariant("stat = \"every-repetition\"").contains("leave out `stat`"));
+        let twice = "[[claim]]\nid = \"x\"\nsays = \"s\"\nvalue = \"a/b/c/d\"\nat-most = 1\n";
+        assert!(
+            Claims::parse(&format!("format = 2\n{twice}{twice}"))
+                .unwrap_err()
+                .contains("twice")
+        );
+        assert!(Claims::parse(twice).unwrap_err().contains("format = 2"));
+    }
+}

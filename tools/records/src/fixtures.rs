@@ -1,0 +1,260 @@
+//! Records on which a claim fails, made from one on which it holds, for the chapters' claims
+//! tests (`listings/*/tests/claims.rs`): a claim that no record can refute says nothing.
+//!
+//! [`refuted`] moves one cell's value in every repetition until the claim's figure lies past its
+//! bound there; [`not_shown`] does the same in as few repetitions as it takes for the verdict's
+//! interval to cross the bound, leaving the others as they were.
+
+use crate::claims::Claim;
+use crate::record::Record;
+use crate::summary::Summary;
+use crate::verdict;
+
+/// `rec` with the claim's figure moved past its bound in every repetition.
+pub fn refuted(claim: &Claim, rec: &Record) -> Result<Record, String> {
+    let n = repetitions(claim, rec)?;
+    push_past(claim, rec, &(0..n).collect::<Vec<_>>())
+}
+
+/// `rec` with the claim's figure moved past its bound in just enough repetitions that the
+/// interval its verdict is judged on crosses the bound: one for an invariant or an
+/// every-repetition claim, else as many as the interval leaves out at each end, plus one.
+pub fn not_shown(claim: &Claim, rec: &Record) -> Result<Record, String> {
+    let n = repetitions(claim, rec)?;
+    let k = if claim.every_repetition {
+        1
+    } else {
+        (1..=n.div_ceil(2))
+            .take_while(|&k| verdict::coverage(n, k) >= verdict::CONFIDENCE)
+            .last()
+            .ok_or_else(|| {
+                format!(
+                    "{n} repetitions give no interval: make the record with at least {}",
+                    verdict::MIN_REPETITIONS
+                )
+            })?
+    };
+    push_past(claim, rec, &(0..k).collect::<Vec<_>>())
+}
+
+fn repetitions(claim: &Claim, rec: &Record) -> Result<usize, String> {
+    let o = claim.check(rec);
+    if let crate::claims::Verdict::Missing(why) = o.verdict {
+        return Err(format!("{}: {why}", claim.id));
+    }
+    Ok(o.figures.len())
+}
+
+/// Replaces one cell's value in each of `reps` so that the claim's figure there breaks its bound,
+/// trying the smallest change first, the same cell and change in every repetition where it works.
+fn push_past(claim: &Claim, rec: &Record, reps: &[usize]) -> Result<Record, String> {
+    let mut out = rec.clone();
+    let limits = claim.limits();
+    let cells: Vec<(usize, usize)> = claim
+        .cells()
+        .iter()
+        .enumerate()
+        .map(|(position, c)| {
+            let case = c.case_in(rec)?;
+            let index = rec
+                .series
+                .iter()
+                .position(|s| {
+                    s.experiment == c.experiment
+                        && s.case == case
+                        && s.variant == c.variant
+                        && s.metric == c.metric
+                })
+                .ok_or_else(|| format!("{}: no cell {c}", claim.id))?;
+            Ok((position, index))
+        })
+        .collect::<Result<_, String>>()?;
+    // One repetition alone, as the claim reads it: the figure with cell `at` replaced by `x`.
+    let breaks = |rec: &Record, rep: usize, at: usize, x: f64| {
+        let mut trial = rec.clone();
+        trial.series[at].values[rep] = x;
+        let one = one_repetition(&trial, rep);
+        let o = claim.check(&one);
+        o.figures.first().is_some_and(|f| !limits.holds(*f))
+    };
+    for &rep in reps {
+        let mut done = false;
+        'search: for change in CHANGES {
+            for &(_, index) in &cells {
+                let v = out.series[index].values[rep];
+                let x = change.apply(v);
+                if x != v && breaks(&out, rep, index, x) {
+                    out.series[index].values[rep] = x;
+                    done = true;
+                    break 'search;
+                }
+            }
+        }
+        if !done {
+            return Err(format!(
+                "{}: no change to one cell moves repetition {} past the bound: can this claim fail at all?",
+                claim.id,
+                rep + 1
+            ));
+        }
+    }
+    for s in &mut out.series {
+        if let Some(sum) = Summary::of(&s.values) {
+            (s.median, s.min, s.max) = (sum.median, sum.min, sum.max);
+        }
+    }
+    Ok(out)
+}
+
+/// The record cut down to repetition `rep` of every series.
+fn one_repetition(rec: &Record, rep: usize) -> Record {
+    let mut one = rec.clone();
+    one.reps = 1;
+    for s in &mut one.series {
+        let v = s.values.get(rep).copied().unwrap_or(f64::NAN);
+        s.values = vec![v];
+        (s.median, s.min, s.max) = (v, v, v);
+    }
+    one
+}
+
+#[derive(Clone, Copy)]
+enum Change {
+    Times(f64),
+    To(f64),
+}
+
+impl Change {
+    fn apply(self, v: f64) -> f64 {
+        match self {
+            Change::Times(f) => v * f,
+            Change::To(x) => x,
+        }
+    }
+}
+
+/// Smallest first: a figure that fails only with a change of a million times is still shown to fail.
+const CHANGES: [Change; 22] = [
+    Change::Times(1.5),
+    Change::Times(1.0 / 1.5),
+    Change::Times(2.0),
+    Change::Times(0.5),
+    Change::Times(4.0),
+    Change::Times(0.25),
+    Change::Times(10.0),
+    Change::Times(0.1),
+    Change::Times(100.0),
+    Change::Times(0.01),
+    Change::Times(1e4),
+    Change::Times(1e-4),
+    Change::Times(1e6),
+    Change::Times(1e-6),
+    Change::To(0.0),
+    Change::To(1.0),
+    Change::To(2.0),
+    Change::To(10.0),
+    Change::To(1e3),
+    Change::To(1e6),
+    Change::To(1e9),
+    Change::To(-1.0),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::claims::{Claims, Verdict};
+    use crate::record::tests::sample_with;
+
+    const CLAIMS: &str = r#"
+format = 2
+
+[[claim]]
+id = "stall"
+says = "inline at least 10× the fix"
+ratio = ["b/1/inline/p99", "b/1/fix/p99"]
+at-least = 10
+
+[[claim]]
+id = "alike"
+says = "within 1.5× of each other"
+spread = ["b/1/fix/p99", "b/0/fix/p99"]
+at-most = 1.5
+
+[[claim]]
+id = "every-time"
+says = "the fix under 1 ms in every repetition"
+value = "b/1/fix/p99"
+at-most = "1 ms"
+stat = "every-repetition"
+
+[[invariant]]
+id = "nothing-lost"
+says = "no message lost"
+value = "b/1/fix/lost"
+at-most = 0
+"#;
+
+    fn record(reps: usize) -> Record {
+        let take = |v: [f64; 10]| v[..reps].to_vec();
+        let inline = take([30e6, 32e6, 35e6, 36e6, 31e6, 33e6, 34e6, 30e6, 35e6, 32e6]);
+        let fix = take([
+            150e3, 160e3, 170e3, 200e3, 180e3, 150e3, 165e3, 175e3, 190e3, 155e3,
+        ]);
+        let idle = take([
+            140e3, 150e3, 160e3, 170e3, 150e3, 140e3, 160e3, 150e3, 170e3, 145e3,
+        ]);
+        let lost = vec![0.0; reps];
+        sample_with(
+            &[],
+            &[
+                ("b", "1", "inline", "p99", "ns", &inline),
+                ("b", "1", "fix", "p99", "ns", &fix),
+                ("b", "0", "fix", "p99", "ns", &idle),
+                ("b", "1", "fix", "lost", "count", &lost),
+            ],
+        )
+    }
+
+    #[test]
+    fn every_claim_is_refuted_and_left_not_shown_by_moving_its_figures() {
+        let claims = Claims::parse(CLAIMS).unwrap();
+        for reps in [5, 10] {
+            let rec = record(reps);
+            for c in &claims.claims {
+                assert_eq!(c.check(&rec).verdict, Verdict::Held, "{}", c.id);
+                let r = refuted(c, &rec).unwrap();
+                r.validate().unwrap();
+                assert_eq!(
+                    c.check(&r).verdict,
+                    Verdict::Refuted,
+                    "{}: {}",
+                    c.id,
+                    c.check(&r).summary()
+                );
+                let ns = not_shown(c, &rec).unwrap();
+                let expected = if c.is_invariant() {
+                    Verdict::Refuted
+                } else {
+                    Verdict::NotShown
+                };
+                assert_eq!(
+                    c.check(&ns).verdict,
+                    expected,
+                    "{}: {}",
+                    c.id,
+                    c.check(&ns).summary()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_claim_no_change_can_break_is_reported() {
+        let claims = Claims::parse(
+            "format = 2\n[[claim]]\nid = \"x\"\nsays = \"s\"\nvalue = \"b/1/fix/lost\"\nat-least = -1e300\n",
+        )
+        .unwrap();
+        let e = refuted(&claims.claims[0], &record(5)).unwrap_err();
+        assert!(e.contains("can this claim fail at all"), "{e}");
+    }
+}

@@ -1,0 +1,148 @@
+//! How the book's figures read: times in their natural unit, sizes in KiB and MiB, rates with
+//! thousands separators, about three significant digits. Used by the reports a run prints, by
+//! the claims' figures and by the book's pages alike, so that one figure reads the same everywhere.
+
+/// Formats a value for a human: times scale to ns, µs, ms or s; sizes to B, KiB, MiB; rates get
+/// thousands separators; about three significant digits.
+pub fn format_value(value: f64, unit: &str) -> String {
+    if let Some(s) = seconds(value, unit) {
+        let a = s.abs();
+        let (v, u) = if a == 0.0 {
+            (0.0, "µs")
+        } else if a < 1e-6 {
+            (s * 1e9, "ns")
+        } else if a < 1e-3 {
+            (s * 1e6, "µs")
+        } else if a < 1.0 {
+            (s * 1e3, "ms")
+        } else {
+            (s, "s")
+        };
+        return format!("{} {u}", sig3(v));
+    }
+    match unit {
+        "B" => {
+            let (v, u) = if value.abs() >= 1024.0 * 1024.0 {
+                (value / (1024.0 * 1024.0), "MiB")
+            } else if value.abs() >= 1024.0 {
+                (value / 1024.0, "KiB")
+            } else {
+                (value, "B")
+            };
+            if u == "B" && v.fract() == 0.0 {
+                format!("{v} B")
+            } else {
+                format!("{} {u}", sig3(v))
+            }
+        }
+        "MiB" => format!("{} MiB", sig3(value)),
+        "%" => format!("{}%", sig3(value)),
+        "x" | "×" => format!("{}×", sig3(value)),
+        // A count of whole things reads as one: 21, not 21.0.
+        "" | "count" if value.fract() == 0.0 => sig3(value).split('.').next().unwrap_or("0").into(),
+        "" | "count" => sig3(value),
+        // Millions of things per second: 419M reads/s.
+        rate if rate.ends_with("/s") && value.abs() >= 1e6 => {
+            format!("{}M {rate}", sig3(value / 1e6))
+        }
+        other => format!("{} {other}", sig3(value)),
+    }
+}
+
+/// A time in seconds, if `unit` is a unit of time.
+pub fn seconds(value: f64, unit: &str) -> Option<f64> {
+    match unit {
+        "ns" => Some(value * 1e-9),
+        "us" | "µs" => Some(value * 1e-6),
+        "ms" => Some(value * 1e-3),
+        "s" => Some(value),
+        _ => None,
+    }
+}
+
+/// A value in its unit without trailing zeros ("10 µs", not "10.0 µs"): axis labels and bounds.
+pub fn format_plain(v: f64, unit: &str) -> String {
+    let text = format_value(v, unit);
+    let end = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == ',' || c == '-'))
+        .unwrap_or(text.len());
+    let (num, rest) = text.split_at(end);
+    if num.contains('.') {
+        format!("{}{rest}", num.trim_end_matches('0').trim_end_matches('.'))
+    } else {
+        text
+    }
+}
+
+/// A number as a person writes a bound: `10`, `1.5`, `0.25` (three digits, trailing zeros cut).
+pub fn plain(v: f64) -> String {
+    let s = sig3(v);
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
+/// About three significant digits, with thousands separators and no needless decimals.
+pub fn sig3(v: f64) -> String {
+    let a = v.abs();
+    let decimals = if a == 0.0 || a >= 100.0 {
+        0
+    } else if a >= 10.0 {
+        1
+    } else if a >= 1.0 {
+        2
+    } else if a >= 0.1 {
+        3
+    } else {
+        4
+    };
+    let s = format!("{v:.decimals$}");
+    let (int, frac) = s
+        .split_once('.')
+        .map_or((s.as_str(), None), |(i, f)| (i, Some(f)));
+    let (sign, digits) = int.strip_prefix('-').map_or(("", int), |d| ("-", d));
+    let mut grouped = String::new();
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(ch);
+    }
+    match frac {
+        Some(f) => format!("{sign}{grouped}.{f}"),
+        None => format!("{sign}{grouped}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_times_with_their_natural_unit() {
+        assert_eq!(format_value(35_300_000.0, "ns"), "35.3 ms");
+        assert_eq!(format_value(78.7, "us"), "78.7 µs");
+        assert_eq!(format_value(1006.6, "ms"), "1.01 s");
+        assert_eq!(format_value(166.1, "ns"), "166 ns");
+        assert_eq!(format_value(0.0, "ms"), "0 µs");
+        assert_eq!(format_plain(10.0, "%"), "10%");
+        assert_eq!(format_plain(10_000.0, "ns"), "10 µs");
+        assert_eq!(format_plain(2.5, "x"), "2.5×");
+    }
+
+    #[test]
+    fn formats_other_units() {
+        assert_eq!(format_value(1_234_567.0, "msg/s"), "1.23M msg/s");
+        assert_eq!(format_value(2_500.0, "req/s"), "2,500 req/s");
+        assert_eq!(format_value(21.0, "count"), "21");
+        assert_eq!(format_value(6_250.0, "count"), "6,250");
+        assert_eq!(format_value(13.9, "%"), "13.9%");
+        assert_eq!(format_value(448.2, "x"), "448×");
+        assert_eq!(format_value(3.0 * 1024.0 * 1024.0, "B"), "3.00 MiB");
+        assert_eq!(format_value(8.0, "B"), "8 B");
+        assert_eq!(sig3(-1234.0), "-1,234");
+        assert_eq!(sig3(0.01234), "0.0123");
+    }
+}

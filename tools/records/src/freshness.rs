@@ -1,0 +1,519 @@
+//! Freshness: a record is stale when anything that shaped its figures has changed since it was
+//! measured. What shapes a chapter's run, each hashed on its own so that a stale record can say
+//! what changed:
+//!
+//! | input | what is hashed |
+//! |---|---|
+//! | `listings/<chapter>` | its `Cargo.toml`, `build.rs` and every file under `src/`, `examples/`, `benches/` |
+//! | `tools/measure` | the same for the measurement library: the harness, runner, statistics, load generator, noise sampler, child-binary builder |
+//! | `Cargo.toml [profile]` | the workspace manifest's profiles (how every listing is compiled; Chapter 7 compares two of them) |
+//! | `Cargo.lock` | name, version and source of every crate the chapter's package builds, from the lock file's dependency graph |
+//! | `rust-toolchain.toml` | the pinned toolchain |
+//!
+//! Other workspace crates the chapter builds are hashed like `tools/measure`, except this one
+//! (`tools/records`): it reads, judges and prints records once their values are final, so it
+//! shapes no figure, and a fix to a verdict or a format does not call for a remeasure. The
+//! medians it keeps beside the raw values are recomputed from them whenever a record is read.
+//!
+//! The `-dirty` mark on a record's commit is computed over the same paths
+//! ([`shaping_paths`]).
+
+use sha2::{Digest, Sha256};
+use std::collections::{BTreeMap, BTreeSet};
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// The workspace crate that never shapes a figure (see the module's documentation).
+const JUDGING_CRATE: &str = "records";
+pub const PROFILES: &str = "Cargo.toml [profile]";
+pub const LOCK: &str = "Cargo.lock";
+pub const TOOLCHAIN: &str = "rust-toolchain.toml";
+
+/// Each input that shapes `chapter`'s runs, with its hash (see the module's table).
+pub fn inputs(root: &Path, chapter: &str) -> io::Result<BTreeMap<String, String>> {
+    let mut out = BTreeMap::new();
+    let listing = root.join("listings").join(chapter);
+    if !listing.join("Cargo.toml").is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::NotFound,
+            format!("no listing {}", listing.display()),
+        ));
+    }
+    for dir in crate_dirs(root, chapter)? {
+        let key = relative(root, &dir);
+        out.insert(key, hash_crate(&dir)?);
+    }
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml"))?;
+    out.insert(PROFILES.into(), short(profiles(&manifest)?.as_bytes()));
+    let lock = std::fs::read_to_string(root.join("Cargo.lock"))?;
+    let built = lock_closure(&lock, chapter).map_err(io::Error::other)?;
+    out.insert(LOCK.into(), short(built.join("\n").as_bytes()));
+    let toolchain = std::fs::read(root.join(TOOLCHAIN)).unwrap_or_default();
+    out.insert(TOOLCHAIN.into(), short(&toolchain));
+    Ok(out)
+}
+
+/// One hash over every input: what a record keeps as `build.listing_hash`.
+pub fn combined(inputs: &BTreeMap<String, String>) -> String {
+    let mut h = Sha256::new();
+    for (k, v) in inputs {
+        h.update(k.as_bytes());
+        h.update([0]);
+        h.update(v.as_bytes());
+        h.update([0]);
+    }
+    hex(&h.finalize()[..8])
+}
+
+/// The inputs that differ between a record's and the tree's, by name ("tools/measure"); every
+/// input when the record predates per-input hashes.
+pub fn changed(recorded: &BTreeMap<String, String>, now: &BTreeMap<String, String>) -> Vec<String> {
+    if recorded.is_empty() {
+        return vec!["(the record predates per-input hashes)".into()];
+    }
+    let keys: BTreeSet<&String> = recorded.keys().chain(now.keys()).collect();
+    keys.into_iter()
+        .filter(|k| recorded.get(*k) != now.get(*k))
+        .cloned()
+        .collect()
+}
+
+/// Why a record is stale: the inputs that changed since it was measured (empty when it is
+/// fresh, or holds published figures). `Err` when the inputs cannot be hashed.
+pub fn stale_inputs(root: &Path, rec: &crate::record::Record) -> Result<Vec<String>, String> {
+    if rec.source.is_some() {
+        return Ok(Vec::new());
+    }
+    let now = inputs(root, &rec.chapter)
+        .map_err(|e| format!("cannot hash what shapes {}: {e}", rec.chapter))?;
+    if combined(&now) == rec.build.listing_hash {
+        return Ok(Vec::new());
+    }
+    Ok(changed(&rec.build.inputs, &now))
+}
+
+/// What to do about a stale record of `chapter` whose `changed` inputs moved: remeasure, or undo
+/// the edits (named by path) if they were only an experiment.
+pub fn stale_advice(chapter: &str, changed: &[String]) -> String {
+    let mut paths: Vec<&str> = changed
+        .iter()
+        .map(|c| match c.as_str() {
+            PROFILES => "Cargo.toml",
+            other => other,
+        })
+        .filter(|p| !p.starts_with('('))
+        .collect();
+    paths.dedup();
+    let undo = if paths.is_empty() {
+        String::new()
+    } else {
+        format!(
+            ", or, if you were only trying something, undo your edits with `git checkout {}` (the course runner's copies under course-work/ leave the listings alone)",
+            paths.join(" ")
+        )
+    };
+    format!(
+        "{} changed since this record was made; rerun `cargo run -p {chapter} -- --save`{undo}",
+        changed.join(", ")
+    )
+}
+
+/// The paths, relative to `root`, whose uncommitted changes make a run of `chapter` dirty.
+pub fn shaping_paths(root: &Path, chapter: &str) -> Vec<String> {
+    let mut paths: Vec<String> = crate_dirs(root, chapter)
+        .unwrap_or_else(|_| vec![root.join("listings").join(chapter)])
+        .iter()
+        .map(|d| relative(root, d))
+        .collect();
+    paths.extend(["Cargo.toml", LOCK, TOOLCHAIN].map(String::from));
+    paths
+}
+
+/// The folders of the workspace crates `chapter` builds: the listing itself, then every other
+/// workspace package in its dependency graph but the judging crate.
+fn crate_dirs(root: &Path, chapter: &str) -> io::Result<Vec<PathBuf>> {
+    let mut dirs = vec![root.join("listings").join(chapter)];
+    let lock = std::fs::read_to_string(root.join("Cargo.lock"))?;
+    let packages = parse_lock(&lock).map_err(io::Error::other)?;
+    let members = workspace_members(root)?;
+    for name in closure(&packages, chapter).map_err(io::Error::other)? {
+        let p = &packages[name];
+        if p.source.is_none() && p.name != chapter && p.name != JUDGING_CRATE {
+            match members.get(&p.name) {
+                Some(dir) => dirs.push(dir.clone()),
+                None => {
+                    return Err(io::Error::other(format!(
+                        "Cargo.lock names the workspace crate {} but no member folder has it",
+                        p.name
+                    )));
+                }
+            }
+        }
+    }
+    dirs.sort();
+    dirs.dedup();
+    Ok(dirs)
+}
+
+/// The files of a crate that shape what it compiles to.
+fn hash_crate(dir: &Path) -> io::Result<String> {
+    let mut files = Vec::new();
+    for f in ["Cargo.toml", "build.rs"] {
+        if dir.join(f).is_file() {
+            files.push(dir.join(f));
+        }
+    }
+    for sub in ["src", "examples", "benches"] {
+        collect_files(&dir.join(sub), &mut files)?;
+    }
+    files.sort();
+    let mut h = Sha256::new();
+    for f in &files {
+        h.update(relative(dir, f).as_bytes());
+        h.update([0]);
+        h.update(std::fs::read(f)?);
+        h.update([0]);
+    }
+    Ok(hex(&h.finalize()[..8]))
+}
+
+/// The `[profile]` table of a workspace manifest, written out the same way whatever its layout
+/// or comments.
+fn profiles(manifest: &str) -> io::Result<String> {
+    let doc: toml::Table = manifest
+        .parse()
+        .map_err(|e| io::Error::other(format!("Cargo.toml: {e}")))?;
+    let table = doc
+        .get("profile")
+        .cloned()
+        .unwrap_or(toml::Value::Table(Default::default()));
+    toml::to_string(&table).map_err(io::Error::other)
+}
+
+/// A package of Cargo.lock.
+#[derive(Debug)]
+struct Package {
+    name: String,
+    version: String,
+    source: Option<String>,
+    dependencies: Vec<String>,
+}
+
+/// Packages keyed by "name version".
+fn parse_lock(lock: &str) -> Result<BTreeMap<String, Package>, String> {
+    let doc: toml::Table = lock.parse().map_err(|e| format!("Cargo.lock: {e}"))?;
+    let mut out = BTreeMap::new();
+    for p in doc
+        .get("package")
+        .and_then(|p| p.as_array())
+        .into_iter()
+        .flatten()
+    {
+        let text = |k: &str| p.get(k).and_then(|v| v.as_str()).map(str::to_string);
+        let (Some(name), Some(version)) = (text("name"), text("version")) else {
+            return Err("Cargo.lock: a package without name or version".into());
+        };
+        let dependencies = p
+            .get("dependencies")
+            .and_then(|d| d.as_array())
+            .into_iter()
+            .flatten()
+            .filter_map(|d| d.as_str().map(str::to_string))
+            .collect();
+        out.insert(
+            format!("{name} {version}"),
+            Package {
+                name,
+                version,
+                source: text("source"),
+                dependencies,
+            },
+        );
+    }
+    Ok(out)
+}
+
+/// "name version" of every package `root_package` builds, itself included.
+fn closure<'p>(
+    packages: &'p BTreeMap<String, Package>,
+    root_package: &str,
+) -> Result<Vec<&'p String>, String> {
+    let resolve = |dep: &str| -> Result<&'p String, String> {
+        // "name", "name version" or "name version (source)".
+        let mut parts = dep.split(' ');
+        let name = parts.next().unwrap_or_default();
+        let version = parts.next();
+        let matching: Vec<&String> = packages
+            .iter()
+            .filter(|(_, p)| p.name == name && version.is_none_or(|v| p.version == v))
+            .map(|(k, _)| k)
+            .collect();
+        match matching[..] {
+            [one] => Ok(one),
+            [] => Err(format!("Cargo.lock: no package for dependency `{dep}`")),
+            _ => Err(format!("Cargo.lock: dependency `{dep}` is ambiguous")),
+        }
+    };
+    let start = resolve(root_package)?;
+    let mut seen: BTreeSet<&String> = BTreeSet::from([start]);
+    let mut todo = vec![start];
+    while let Some(key) = todo.pop() {
+        for dep in &packages[key].dependencies {
+            let k = resolve(dep)?;
+            if seen.insert(k) {
+                todo.push(k);
+            }
+        }
+    }
+    Ok(seen.into_iter().collect())
+}
+
+/// "name version source" of every registry crate `package` builds, sorted.
+fn lock_closure(lock: &str, package: &str) -> Result<Vec<String>, String> {
+    let packages = parse_lock(lock)?;
+    Ok(closure(&packages, package)?
+        .into_iter()
+        .filter_map(|k| {
+            let p = &packages[k];
+            p.source
+                .as_ref()
+                .map(|s| format!("{} {} {s}", p.name, p.version))
+        })
+        .collect())
+}
+
+/// Package name → folder, for every workspace member.
+fn workspace_members(root: &Path) -> io::Result<BTreeMap<String, PathBuf>> {
+    let manifest: toml::Table = std::fs::read_to_string(root.join("Cargo.toml"))?
+        .parse()
+        .map_err(|e| io::Error::other(format!("Cargo.toml: {e}")))?;
+    let patterns: Vec<String> = manifest
+        .get("workspace")
+        .and_then(|w| w.get("members"))
+        .and_then(|m| m.as_array())
+        .into_iter()
+        .flatten()
+        .filter_map(|m| m.as_str().map(str::to_string))
+        .collect();
+    let mut out = BTreeMap::new();
+    for pattern in patterns {
+        // Members are folders or `folder/*`.
+        let dirs: Vec<PathBuf> = match pattern.strip_suffix("/*") {
+            Some(parent) => match std::fs::read_dir(root.join(parent)) {
+                Ok(rd) => rd.flatten().map(|e| e.path()).collect(),
+                Err(_) => continue,
+            },
+            None => vec![root.join(&pattern)],
+        };
+        for dir in dirs {
+            let Ok(text) = std::fs::read_to_string(dir.join("Cargo.toml")) else {
+                continue;
+            };
+            let name = text
+                .parse::<toml::Table>()
+                .ok()
+                .and_then(|t| t.get("package")?.get("name")?.as_str().map(str::to_string));
+            if let Some(name) = name {
+                out.insert(name, dir);
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn collect_files(dir: &Path, out: &mut Vec<PathBuf>) -> io::Result<()> {
+    if !dir.is_dir() {
+        return Ok(());
+    }
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.is_dir() {
+            collect_files(&path, out)?;
+        } else {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+fn relative(base: &Path, path: &Path) -> String {
+    path.strip_prefix(base)
+        .unwrap_or(path)
+        .to_string_lossy()
+        .replace('\\', "/")
+}
+
+fn short(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes)[..8])
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// A workspace shaped like the book's: a listing that builds the measurement library and a
+    /// registry crate, the judging crate beside them, a lock file, profiles and a toolchain.
+    pub(crate) fn workspace() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let write = |path: &str, text: &str| {
+            let p = root.join(path);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        };
+        write(
+            "Cargo.toml",
+            "[workspace]\nmembers = [\"listings/*\", \"tools/*\"]\n\n# how listings build\n[profile.dev]\nopt-level = 3\n",
+        );
+        write(
+            "Cargo.lock",
+            r#"version = 4
+
+[[package]]
+name = "ch99-demo"
+version = "0.1.0"
+dependencies = ["measure", "tokio"]
+
+[[package]]
+name = "measure"
+version = "0.1.0"
+dependencies = ["records"]
+
+[[package]]
+name = "records"
+version = "0.1.0"
+
+[[package]]
+name = "tokio"
+version = "1.54.1"
+source = "registry+https://github.com/rust-lang/crates.io-index"
+
+[[package]]
+name = "unrelated"
+version = "1.0.0"
+source = "registry+https://github.com/rust-lang/crates.io-index"
+"#,
+        );
+        write("rust-toolchain.toml", "[toolchain]\nchannel = \"1.95.0\"\n");
+        write(
+            "listings/ch99-demo/Cargo.toml",
+            "[package]\nname = \"ch99-demo\"\n",
+        );
+        write("listings/ch99-demo/src/main.rs", "fn main() {}");
+        write("listings/ch99-demo/claims.toml", "");
+        write(
+            "tools/measure/Cargo.toml",
+            "[package]\nname = \"measure\"\n",
+        );
+        write("tools/measure/src/lib.rs", "pub fn run() {}");
+        write(
+            "tools/records/Cargo.toml",
+            "[package]\nname = \"records\"\n",
+        );
+        write("tools/records/src/lib.rs", "pub fn judge() {}");
+        dir
+    }
+
+    fn edit(root: &Path, path: &str, from: &str, to: &str) {
+        let p = root.join(path);
+        let text = std::fs::read_to_string(&p).unwrap();
+        assert!(text.contains(from), "{path} has no `{from}`");
+        std::fs::write(p, text.replace(from, to)).unwrap();
+    }
+
+    #[test]
+    fn every_input_that_shapes_a_run_makes_its_record_stale() {
+        let ws = workspace();
+        let root = ws.path();
+        let before = inputs(root, "ch99-demo").unwrap();
+        assert_eq!(
+            before.keys().map(String::as_str).collect::<Vec<_>>(),
+            [
+                LOCK,
+                PROFILES,
+                "listings/ch99-demo",
+                TOOLCHAIN,
+                "tools/measure"
+            ]
+        );
+        let cases = [
+            (
+                "listings/ch99-demo/src/main.rs",
+                "fn main() {}",
+                "fn main() { loop {} }",
+                "listings/ch99-demo",
+            ),
+            (
+                "tools/measure/src/lib.rs",
+                "run",
+                "run_faster",
+                "tools/measure",
+            ),
+            ("Cargo.toml", "opt-level = 3", "opt-level = 2", PROFILES),
+            ("Cargo.lock", "1.54.1", "1.47.0", LOCK),
+            ("rust-toolchain.toml", "1.95.0", "1.96.0", TOOLCHAIN),
+        ];
+        for (path, from, to, input) in cases {
+            edit(root, path, from, to);
+            let now = inputs(root, "ch99-demo").unwrap();
+            assert_ne!(combined(&before), combined(&now), "{path}");
+            assert_eq!(changed(&before, &now), vec![input.to_string()], "{path}");
+            edit(root, path, to, from);
+            assert_eq!(
+                combined(&before),
+                combined(&inputs(root, "ch99-demo").unwrap())
+            );
+        }
+    }
+
+    #[test]
+    fn what_does_not_shape_a_run_leaves_its_record_fresh() {
+        let ws = workspace();
+        let root = ws.path();
+        let before = combined(&inputs(root, "ch99-demo").unwrap());
+        // The judging crate, the claims, a comment in the manifest, a crate the chapter does not build.
+        edit(root, "tools/records/src/lib.rs", "judge", "judge_better");
+        edit(
+            root,
+            "listings/ch99-demo/claims.toml",
+            "",
+            "# a new claim\n",
+        );
+        edit(
+            root,
+            "Cargo.toml",
+            "# how listings build",
+            "# how every listing builds",
+        );
+        edit(root, "Cargo.lock", "1.0.0", "1.0.1");
+        assert_eq!(before, combined(&inputs(root, "ch99-demo").unwrap()));
+    }
+
+    #[test]
+    fn the_dirty_mark_covers_the_same_paths() {
+        let ws = workspace();
+        assert_eq!(
+            shaping_paths(ws.path(), "ch99-demo"),
+            [
+                "listings/ch99-demo",
+                "tools/measure",
+                "Cargo.toml",
+                LOCK,
+                TOOLCHAIN
+            ]
+        );
+    }
+
+    #[test]
+    fn a_stale_record_names_what_changed() {
+        let a = BTreeMap::from([("x".to_string(), "1".to_string()), ("y".into(), "2".into())]);
+        let mut b = a.clone();
+        b.insert("y".into(), "3".into());
+        assert_eq!(changed(&a, &b), vec!["y"]);
+        assert!(changed(&BTreeMap::new(), &b)[0].contains("predates"));
+    }
+}

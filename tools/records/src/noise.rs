@@ -1,0 +1,32 @@
+//! What a record says about the machine's noise: every cell of our own runs carries two more
+//! metrics, measured by `measure::noise` around the cell, in percent of one core.
+
+/// Above this share of one core (steal and other processes together), a cell ran on a noisy
+/// machine and the reports say so.
+pub const NOISY_PERCENT_OF_A_CORE: f64 = 10.0;
+
+/// The metric names the runner adds to every cell.
+pub const STEAL: &str = "noise_steal";
+pub const OTHERS: &str = "noise_others";
+
+/// Whether a metric is one of the noise metrics (hidden from results tables unless asked for).
+pub fn is_noise_metric(metric: &str) -> bool {
+    metric == STEAL || metric == OTHERS
+}
+
+/// What the machine took away while a cell ran, in percent of one core.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Noise {
+    pub steal: f64,
+    pub others: f64,
+}
+
+impl Noise {
+    pub fn total(&self) -> f64 {
+        self.steal + self.others
+    }
+
+    pub fn is_noisy(&self) -> bool {
+        self.total() > NOISY_PERCENT_OF_A_CORE
+    }
+}
