@@ -534,7 +534,6 @@ const CHAPTER: Chapter = Chapter {
             burst as large as the worker count, and spawns the requests from an accept loop inside \
             the runtime. Reports the light requests' latency from their scheduled arrival (p50 to \
             max), the heavy jobs' time, a tick-lag probe, tokio-metrics and the generator's own error.",
-    full_run: "about 7 minutes",
     listing_dir: env!("CARGO_MANIFEST_DIR"),
     crates: &["tokio", "rayon", "tokio-metrics", "hdrhistogram"],
     headline: &[
@@ -547,7 +546,7 @@ const CHAPTER: Chapter = Chapter {
         "tick_lag_max",
         "gen_error_p99",
     ],
-    full_reps: 5,
+    full_reps: 10,
 };
 
 fn main() {

@@ -382,7 +382,6 @@ const CHAPTER: Chapter = Chapter {
             one lock against padded and packed shards under contention, and the acquisition times \
             (sampled); read-mostly configuration behind RwLock, arc-swap and watch. Also measures \
             Tokio's timer, which decides how the upstream call is modelled.",
-    full_run: "about 2 minutes",
     listing_dir: env!("CARGO_MANIFEST_DIR"),
     crates: &["tokio", "parking_lot", "arc-swap", "hdrhistogram"],
     headline: &[
@@ -395,7 +394,7 @@ const CHAPTER: Chapter = Chapter {
         "acquire_max",
         "reads_per_s",
     ],
-    full_reps: 5,
+    full_reps: 20,
 };
 
 fn main() {

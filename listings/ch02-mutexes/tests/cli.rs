@@ -33,3 +33,19 @@ fn a_filter_that_matches_nothing_runs_nothing() {
     assert_eq!(code, 2, "{text}");
     assert!(text.contains("matched no case or variant"), "{text}");
 }
+
+#[test]
+fn a_record_that_cannot_be_written_stops_the_run_before_it_measures() {
+    let (code, text) = run(&["--out", "/proc/nope/record.json"]);
+    assert_eq!(code, 2, "{text}");
+    assert!(
+        text.contains("cannot write the record to /proc/nope/record.json")
+            && text.contains("nothing was measured"),
+        "{text}"
+    );
+    // The progress line names the experiment it runs: none did.
+    assert!(
+        !text.contains("timer"),
+        "nothing ran before the refusal: {text}"
+    );
+}

@@ -354,7 +354,6 @@ const CHAPTER: Chapter = Chapter {
             across an .await does to a task, and the peak memory of a million tasks with their \
             handles kept or dropped, spawned in a tight loop or by a spawner that yields. The \
             memory experiments need Linux.",
-    full_run: "about 2 minutes",
     listing_dir: env!("CARGO_MANIFEST_DIR"),
     crates: &["tokio", "futures-util", "mimalloc"],
     headline: &[
@@ -366,7 +365,7 @@ const CHAPTER: Chapter = Chapter {
         "future_bytes",
         "peak_rss",
     ],
-    full_reps: 5,
+    full_reps: 10,
 };
 
 fn main() {

@@ -343,7 +343,6 @@ const CHAPTER: Chapter = Chapter {
             1 MiB, many small files written with and without sync_all, and small records written \
             through tokio::fs::File, tokio's BufWriter or std in one spawn_blocking. Every file \
             it makes is removed at the end; --dir PATH measures another disk.",
-    full_run: "under a minute",
     listing_dir: env!("CARGO_MANIFEST_DIR"),
     crates: &["tokio", "futures-util", "io-uring"],
     headline: &[
@@ -411,7 +410,8 @@ fn main() {
                 read_cell(&p, files, &cell.variant, true)
             },
         )
-        .shaped_by(measure::fields!(p => workers, small_files, small_file_bytes, in_flight, io_uring_depth, light_rate_per_s)),
+        .shaped_by(measure::fields!(p => workers, small_files, small_file_bytes, in_flight, io_uring_depth, light_rate_per_s))
+        .repetitions(20),
         Experiment::new(
             "file_size",
             Cell::grid(&p.file_sizes, &size_variants),

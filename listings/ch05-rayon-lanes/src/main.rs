@@ -529,7 +529,6 @@ const CHAPTER: Chapter = Chapter {
             or by the job) or at the semaphore, a panicking job with no panic \
             handler, with one, and caught in the job (each in a child process), and \
             the batch size below which par_iter loses to a loop.",
-    full_run: "about two minutes",
     listing_dir: env!("CARGO_MANIFEST_DIR"),
     crates: &["tokio", "rayon", "rayon-core"],
     headline: &[

@@ -293,7 +293,6 @@ const CHAPTER: Chapter = Chapter {
             cancelled by a competing select! branch loses; 1 to 1 on one CPU and on \
             all of them; and the queue depth of a pipeline whose producer outruns \
             its consumer, unbounded and bounded.",
-    full_run: "about two minutes",
     listing_dir: env!("CARGO_MANIFEST_DIR"),
     crates: &[
         "tokio",
@@ -310,7 +309,7 @@ const CHAPTER: Chapter = Chapter {
         "lost",
         "depth",
     ],
-    full_reps: 5,
+    full_reps: 10,
 };
 
 fn main() {
@@ -349,7 +348,8 @@ fn main() {
         Experiment::new("ping_pong", Cell::grid(["cap1"], &both), |cell, _| {
             ping_pong_cell(p, &cell.variant)
         })
-        .shaped_by(measure::fields!(p => workers, round_trips)),
+        .shaped_by(measure::fields!(p => workers, round_trips))
+        .repetitions(20),
         Experiment::new(
             "select",
             Cell::grid(
@@ -373,7 +373,8 @@ fn main() {
             ),
             |cell, _| cancel_cell(p, &cell.variant),
         )
-        .shaped_by(measure::fields!(p => workers, cancel_messages)),
+        .shaped_by(measure::fields!(p => workers, cancel_messages))
+        .repetitions(20),
         Experiment::new("threads", Cell::grid(&p.thread_cpus, IMPLS), |cell, _| {
             let n: usize =
                 cell.case.parse().map_err(|_| "a CPU count".to_string())?;
@@ -381,7 +382,8 @@ fn main() {
             q.messages = p.messages;
             throughput_cell(&q, "1to1_cap1024", &cell.variant, n)
         })
-        .shaped_by(measure::fields!(p => messages, thread_cpus)),
+        .shaped_by(measure::fields!(p => messages, thread_cpus))
+        .repetitions(20),
         Experiment::new(
             "queue_depth",
             Cell::grid(&p.depth_after_ms, ["unbounded", "bounded"]),

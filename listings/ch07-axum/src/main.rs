@@ -489,7 +489,6 @@ const CHAPTER: Chapter = Chapter {
             one mutex and sharded view counters; Cargo's default release profile \
             and the chapter's; and the same /ping scenario measured by oha, when \
             it is installed.",
-    full_run: "about five minutes (the first run also builds two release profiles)",
     listing_dir: env!("CARGO_MANIFEST_DIR"),
     crates: &[
         "tokio",
@@ -508,7 +507,7 @@ const CHAPTER: Chapter = Chapter {
         "errors",
         "client_wait_p99",
     ],
-    full_reps: 5,
+    full_reps: 10,
 };
 
 fn main() {

@@ -254,8 +254,20 @@ fn line(claim: &measure::claims::Claim, o: &Outcome, rec: &Record) -> String {
         _ => String::new(),
     };
     let quiet = if claim.quiet { " (quiet)" } else { "" };
+    // Where it did not hold, each repetition's own figure: which ones crossed the bound.
+    let each = match o.verdict {
+        Verdict::NotShown | Verdict::Refuted => format!(
+            "; per repetition: {}",
+            o.figures
+                .iter()
+                .map(|x| measure::format::sig3(*x))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        _ => String::new(),
+    };
     format!(
-        "{} {}: {}{quiet}: {}{margin}{noise}",
+        "{} {}: {}{quiet}: {}{margin}{each}{noise}",
         claim.kind.name(),
         o.word(),
         claim.id,

@@ -8,7 +8,6 @@
 //!     name: "ch99-demo",
 //!     title: "A demo",
 //!     about: "What the chapter measures, for --help.",
-//!     full_run: "about a minute",
 //!     listing_dir: env!("CARGO_MANIFEST_DIR"),
 //!     crates: &["tokio"],
 //!     headline: &["p99"],
@@ -49,8 +48,6 @@ pub struct Chapter {
     pub title: &'static str,
     /// What the experiment measures, in a few sentences (the start of `--help`).
     pub about: &'static str,
-    /// How long a full run takes on the reference machine, in words (`--help` says it).
-    pub full_run: &'static str,
     /// `env!("CARGO_MANIFEST_DIR")`.
     pub listing_dir: &'static str,
     /// The crates whose versions the record keeps.
@@ -409,9 +406,12 @@ fn parse_cli_with<E: clap::Args + clap::FromArgMatches>(
 /// The shared flags, with the chapter's own description at the top of `--help`.
 fn command(chapter: &Chapter) -> clap::Command {
     let about = format!(
-        "{}: {}\n\n{}\n\nA full run takes {} on the reference machine (2 CPUs); --quick takes seconds. \
-         At the end, the run prints its results beside the book's and checks the book's claims on this machine.",
-        chapter.name, chapter.title, chapter.about, chapter.full_run
+        "{}: {}\n\n{}\n\n{} --quick takes seconds. At the end, the run prints its results beside \
+         the book's and judges the book's claims on this machine: held, not shown or refuted.",
+        chapter.name,
+        chapter.title,
+        chapter.about,
+        full_run_time(chapter)
     );
     let reps = format!(
         "Repetitions: every variant runs once per repetition, in a shuffled order \
@@ -423,6 +423,29 @@ fn command(chapter: &Chapter) -> clap::Command {
         .about(about.clone())
         .long_about(about)
         .mut_arg("reps", |a| a.help(reps))
+}
+
+/// How long a full run took on the book's machine, from its record ("A full run took 6 min 9 s
+/// on the book's machine (amd-epyc-2c, 2 CPUs)."), or a sentence saying the record does not say.
+fn full_run_time(chapter: &Chapter) -> String {
+    let root = record::repo_root();
+    let rec = record::reference_machine(&root, chapter.name)
+        .and_then(|m| Record::load(&record::record_path(&root, &m, chapter.name)).ok());
+    match rec.as_ref().and_then(|r| Some((r, r.run_seconds?))) {
+        Some((r, secs)) => {
+            let secs = secs.round() as u64;
+            let time = if secs < 60 {
+                format!("{secs} s")
+            } else {
+                format!("{} min {} s", secs / 60, secs % 60)
+            };
+            format!(
+                "A full run took {time} on the book's machine ({}, {} CPUs).",
+                r.machine.name, r.machine.available_parallelism
+            )
+        }
+        None => "The book's record does not say how long a full run takes.".into(),
+    }
 }
 
 fn no_match(filter: &[String], all: &[(String, Vec<Cell>)]) -> String {
@@ -491,7 +514,6 @@ mod tests {
         name: "ch99-demo",
         title: "A demo",
         about: "Measures nothing at all.",
-        full_run: "about a second",
         listing_dir: ".",
         crates: &[],
         headline: &[],
@@ -503,7 +525,7 @@ mod tests {
         let help = command(&CHAPTER).render_help().to_string();
         assert!(help.starts_with("ch99-demo: A demo"), "{help}");
         assert!(help.contains("Measures nothing at all."), "{help}");
-        assert!(help.contains("A full run takes about a second"), "{help}");
+        assert!(help.contains("--quick takes seconds"), "{help}");
         assert!(help.contains("--filter"), "{help}");
         let cli = parse_cli(&CHAPTER, ["ch99-demo", "--quick"].map(Into::into));
         assert!(cli.quick);
@@ -530,6 +552,43 @@ mod tests {
         assert!(
             help.contains("--dir <PATH>") && help.contains("--filter"),
             "{help}"
+        );
+    }
+
+    #[test]
+    fn a_record_that_cannot_be_written_is_found_out_before_measuring() {
+        assert!(can_write(Path::new("/proc/nope/record.json")).is_err());
+        let dir = tempfile::tempdir().unwrap();
+        assert!(can_write(&dir.path().join("deep/er/record.json")).is_ok());
+        assert!(can_write(dir.path()).is_err(), "a folder is no record");
+        let kept = dir.path().join("kept.json");
+        std::fs::write(&kept, "good data").unwrap();
+        assert!(can_write(&kept).is_ok());
+        assert_eq!(std::fs::read_to_string(&kept).unwrap(), "good data");
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().flatten().collect();
+        assert_eq!(left.len(), 2, "the probe is gone: {left:?}");
+    }
+
+    #[test]
+    fn a_broken_invariant_is_named_with_its_figure() {
+        let claims = Claims::parse(
+            "format = 2\n[[invariant]]\nid = \"nothing-lost\"\nsays = \"s\"\nvalue = \"e/1/v/lost\"\nat-most = 0\n",
+        )
+        .unwrap();
+        let rec = |lost: [f64; 2]| {
+            Record::sketch(
+                "ch99-demo",
+                "m",
+                &[],
+                &[("e", "1", "v", "lost", "count", &lost)],
+            )
+        };
+        assert!(broken_invariants(&claims, &rec([0.0, 0.0])).is_empty());
+        let broken = broken_invariants(&claims, &rec([0.0, 3.0]));
+        assert_eq!(broken.len(), 1);
+        assert!(
+            broken[0].starts_with("nothing-lost: 1.50 (0–3 over 2 repetitions"),
+            "{broken:?}"
         );
     }
 

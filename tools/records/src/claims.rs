@@ -859,17 +859,28 @@ impl Outcome {
     pub fn decide_text(&self) -> String {
         let n = self.figures.len();
         let few = n < verdict::MIN_REPETITIONS;
-        let side = if self.held_in * 2 > n {
-            "most repetitions on the held side"
-        } else if self.held_in * 2 < n {
-            "most repetitions on the refuted side"
+        let side = if n == 1 && self.held_in == 1 {
+            "it lies on the held side".to_string()
+        } else if n == 1 {
+            "it lies on the refuted side".to_string()
         } else {
-            "the repetitions split"
+            let most = if self.held_in * 2 > n {
+                "most repetitions on the held side"
+            } else if self.held_in * 2 < n {
+                "most repetitions on the refuted side"
+            } else {
+                "the repetitions split"
+            };
+            format!("{most}, {} of {n} held", self.held_in)
         };
-        let side = format!("{side}, {} of {n} held", self.held_in);
         match &self.to_decide {
             _ if few => format!(
-                "{n} repetition(s) cannot decide at {}% confidence ({side}); run at least {}",
+                "{} cannot decide at {}% confidence ({side}); run at least {}",
+                if n == 1 {
+                    "one repetition".to_string()
+                } else {
+                    format!("{n} repetitions")
+                },
                 plain(verdict::CONFIDENCE * 100.0),
                 verdict::MIN_REPETITIONS
             ),
@@ -1100,7 +1111,7 @@ at-most = 0
         assert_eq!(o.verdict, Verdict::NotShown);
         assert_eq!(
             o.summary(),
-            "300× (in its one repetition; claim: ≥ 10×): 1 repetition(s) cannot decide at 90% confidence (most repetitions on the held side, 1 of 1 held); run at least 5"
+            "300× (in its one repetition; claim: ≥ 10×): one repetition cannot decide at 90% confidence (it lies on the held side); run at least 5"
         );
         // An invariant is checked on any run, however short.
         assert!(claims.get("nothing-lost").unwrap().check(&rec).held());

@@ -112,10 +112,12 @@ pub fn stale_advice(chapter: &str, changed: &[String]) -> String {
             paths.join(" ")
         )
     };
-    format!(
-        "{} changed since this record was made; rerun `cargo run -p {chapter} -- --save`{undo}",
-        changed.join(", ")
-    )
+    let what = if changed.iter().any(|c| c.starts_with('(')) {
+        "the record predates per-input hashes, and what shapes it changed since".to_string()
+    } else {
+        format!("{} changed since this record was made", changed.join(", "))
+    };
+    format!("{what}; rerun `cargo run -p {chapter} -- --save`{undo}")
 }
 
 /// The paths, relative to `root`, whose uncommitted changes make a run of `chapter` dirty.
