@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The one test command: formatting, lints, unit tests, every listing in quick mode (its record
-# validated), the book built and its code blocks tested, the program output it shows rerun, and
-# the stored data checked (valid, fresh, each chapter's claim holding).
+# validated, its invariants checked by the run itself), the book built and its code blocks tested,
+# the program output it shows rerun, the stored data checked (valid, fresh, every conclusion held
+# on the book's machine, none not marked quiet refuted beside the busy neighbour), and every change
+# to a claim recorded in its history.
 # Ends with "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -87,7 +89,8 @@ step "listings in quick mode" quick_listings
 step "book build (includes, anchors, links)" cargo run -q -p book -- build
 step "book test (every code block)" cargo run -q -p book -- test
 step "outputs shown in the book (rerun, compared)" cargo run -q -p book -- outputs
-step "data check (valid, fresh, claims)" cargo run -q -p book -- check
+step "data check (valid, fresh, verdicts, invariants)" cargo run -q -p book -- check
+step "claims history (every change to a claim has its entry)" cargo run -q -p book -- history
 
 echo
 if [ "$failed" -gt 0 ]; then

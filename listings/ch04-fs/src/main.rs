@@ -426,7 +426,8 @@ fn main() {
                 read_cell(&p, files, &cell.variant, false)
             },
         )
-        .shaped_by(measure::fields!(p => workers, file_sizes, bytes_per_size, io_uring_depth)),
+        .shaped_by(measure::fields!(p => workers, file_sizes, bytes_per_size, io_uring_depth))
+        .repetitions(20),
         Experiment::new(
             "write_files",
             Cell::grid(

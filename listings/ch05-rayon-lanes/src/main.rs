@@ -617,7 +617,8 @@ fn main() {
                 burst_cell(p, s, &cell.variant, permits)
             },
         )
-        .shaped_by(measure::fields!(p => workers, rayon_threads, requests, items, rounds, tick_ms, in_flight_permits)),
+        .shaped_by(measure::fields!(p => workers, rayon_threads, requests, items, rounds, tick_ms, in_flight_permits))
+        .repetitions(20),
         Experiment::new(
             "shedding",
             Cell::grid(

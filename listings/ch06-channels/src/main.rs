@@ -354,7 +354,7 @@ fn main() {
             "select",
             Cell::grid(
                 &caps,
-                &[
+                [
                     "tokio_mpsc",
                     "tokio_batch",
                     "async_channel",

@@ -566,13 +566,13 @@ fn main() {
     h.run(vec![
         Experiment::new(
             "ping",
-            Cell::grid(&["hash_load"], &["none", "inline", "offloaded"]),
+            Cell::grid(["hash_load"], ["none", "inline", "offloaded"]),
             |cell, _| ping_cell(p, r, this, &cell.variant),
         )
         .shaped_by(ping_under_hash_load),
         Experiment::new(
             "allocator",
-            Cell::grid(&["books", "hash"], &["system", "mimalloc"]),
+            Cell::grid(["books", "hash"], ["system", "mimalloc"]),
             |cell, _| {
                 let binary = if cell.variant == "mimalloc" {
                     with_mimalloc
@@ -582,16 +582,17 @@ fn main() {
                 route_cell(p, r, binary, &cell.case)
             },
         )
-        .shaped_by(measure::fields!(p => workers, run_ms, books_per_page, books_per_s, hashes_per_s, connections)),
+        .shaped_by(measure::fields!(p => workers, run_ms, books_per_page, books_per_s, hashes_per_s, connections))
+        .repetitions(20),
         Experiment::new(
             "counters",
-            Cell::grid(&["views"], &["one_mutex", "sharded"]),
+            Cell::grid(["views"], ["one_mutex", "sharded"]),
             |cell, _| counters_cell(p, this, &cell.variant),
         )
         .shaped_by(measure::fields!(p => workers, run_ms, views_per_s, connections)),
         Experiment::new(
             "profile",
-            Cell::grid(&["books"], &["release_default", "tuned"]),
+            Cell::grid(["books"], ["release_default", "tuned"]),
             |cell, _| {
                 let i = PROFILES.iter().position(|(v, _)| *v == cell.variant);
                 let binary =
@@ -599,10 +600,11 @@ fn main() {
                 route_cell(p, r, binary, "books")
             },
         )
-        .shaped_by(measure::fields!(p => workers, run_ms, books_per_page, books_per_s, connections)),
+        .shaped_by(measure::fields!(p => workers, run_ms, books_per_page, books_per_s, connections))
+        .repetitions(20),
         Experiment::new(
             "generators",
-            Cell::grid(&["ping_inline"], generator_variants),
+            Cell::grid(["ping_inline"], generator_variants),
             |cell, _| generators_cell(p, r, this, &cell.variant, oha),
         )
         .shaped_by(ping_under_hash_load),

@@ -7,7 +7,10 @@
 //! - the same machine beside a busy neighbour (`busy-machine`): no conclusion that is not marked
 //!   `quiet` is *refuted*;
 //! - any machine: no invariant is broken (a run with one saves nothing, so a stored one is a
-//!   record made by another means).
+//!   record made by another means);
+//! - and on the book's machine, a conclusion written or restated after the record was made (its
+//!   `added` time or newest history entry) fails too: the restatement saw that record, so only a
+//!   later one tests it.
 //!
 //! Each conclusion's margin (how far its interval stays from its bound) is printed, and those
 //! under [`CLOSE`] on the book's machine are listed at the end.
@@ -158,7 +161,7 @@ pub fn check_all(root: &Path) -> Result<()> {
                         Verdict::Missing(_) => {}
                     },
                 }
-                match gate(role, claim, &outcome) {
+                match gate(role, claim, &outcome, &rec.created) {
                     Ok(()) => println!("{:<5}{line}", status(&outcome)),
                     Err(why) => failures.push(format!("{line} [{why}]")),
                 }
@@ -212,8 +215,24 @@ pub fn check_all(root: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Whether a claim's outcome passes the gate of the machine it was measured on.
-fn gate(role: Role, claim: &measure::claims::Claim, o: &Outcome) -> Result<(), String> {
+/// Whether a claim's outcome passes the gate of the machine it was measured on. On the book's
+/// machine a conclusion written or restated after the record (`since`, against `created`) is
+/// not tested by it: the restatement saw that record.
+fn gate(
+    role: Role,
+    claim: &measure::claims::Claim,
+    o: &Outcome,
+    created: &str,
+) -> Result<(), String> {
+    if let Some(since) = claim.since()
+        && role == Role::Reference
+        && claim.kind == Kind::Conclusion
+        && since > created
+    {
+        return Err(format!(
+            "written or restated at {since}, after this record was made ({created}): a claim is judged on a record made after it, so rerun the chapter"
+        ));
+    }
     match (&o.verdict, claim.kind, role) {
         (Verdict::Held, ..) => Ok(()),
         (Verdict::Refuted, Kind::Invariant, _) => {

@@ -7,6 +7,7 @@
 mod checks;
 mod claims;
 mod doctest;
+mod history;
 mod outputs;
 mod pdf;
 mod serve;
@@ -54,9 +55,12 @@ enum Command {
         #[arg(long)]
         update: bool,
     },
-    /// Check the records in data/: valid, fresh (listing unchanged), and the chapters' claims hold.
-    /// With FILEs: only check that those records are valid
+    /// Check the records in data/: valid, fresh (nothing that shaped them changed), every
+    /// conclusion held on the book's machine, none not marked quiet refuted beside the busy
+    /// neighbour, no invariant broken. With FILEs: only check that those records are valid
     Check { files: Vec<PathBuf> },
+    /// Check that every change to a claim since histories began has its history entry (git)
+    History,
 }
 
 fn main() {
@@ -75,6 +79,7 @@ fn main() {
         Command::Outputs { update } => outputs::check(&root, update),
         Command::Check { files } if files.is_empty() => claims::check_all(&root),
         Command::Check { files } => claims::validate_files(&files),
+        Command::History => history::check(&root),
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");

@@ -4,7 +4,9 @@
 //!
 //! Output with measured numbers in it (a program's metrics) cannot repeat digit for digit: its
 //! command ends with the shell comment `# numbers vary`, and it is compared by shape, with every
-//! number replaced by `N` and runs of spaces collapsed, so that a changed line still fails. A
+//! number replaced by `N` and runs of spaces collapsed, so that a changed line still fails. The
+//! numbers that must not vary are compared as they are: exit statuses, HTTP status codes, success
+//! rates, counts of errors and failures, and a checksum's answer ([`kept`]). A
 //! command that needs a tool the machine may lack says so, `# needs strace` (or
 //! `# numbers vary; needs strace`), and is skipped, with a message, where the tool is missing.
 
@@ -125,29 +127,70 @@ impl Notes {
     }
 }
 
-/// The text with every number replaced by `N` and runs of spaces by one space.
+/// The text with every number replaced by `N` (but those [`kept`]) and runs of spaces by one.
 pub fn shape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c.is_ascii_digit() {
-            while chars
-                .peek()
-                .is_some_and(|n| n.is_ascii_digit() || *n == '.' || *n == ',')
-            {
-                chars.next();
-            }
-            out.push('N');
-        } else if c == ' ' {
-            while chars.peek() == Some(&' ') {
-                chars.next();
-            }
-            out.push(' ');
-        } else {
-            out.push(c);
-        }
+    for line in text.split_inclusive('\n') {
+        shape_line(line, &mut out);
     }
     out
+}
+
+fn shape_line(line: &str, out: &mut String) {
+    let chars: Vec<(usize, char)> = line.char_indices().collect();
+    let mut k = 0;
+    while k < chars.len() {
+        let (at, c) = chars[k];
+        if c.is_ascii_digit() {
+            let mut end = k + 1;
+            while end < chars.len()
+                && (chars[end].1.is_ascii_digit() || chars[end].1 == '.' || chars[end].1 == ',')
+            {
+                end += 1;
+            }
+            let stop = chars.get(end).map_or(line.len(), |(i, _)| *i);
+            let (before, number, after) = (&line[..at], &line[at..stop], &line[stop..]);
+            if kept(before, after, line) {
+                out.push_str(number);
+            } else {
+                out.push('N');
+            }
+            k = end;
+        } else if c == ' ' {
+            while chars.get(k + 1).is_some_and(|(_, n)| *n == ' ') {
+                k += 1;
+            }
+            out.push(' ');
+            k += 1;
+        } else {
+            out.push(c);
+            k += 1;
+        }
+    }
+}
+
+/// Whether the number between `before` and `after` on `line` must not vary: a run that crashed,
+/// answered 500 or lost a message prints the same words with another number.
+fn kept(before: &str, after: &str, line: &str) -> bool {
+    let lead = before.trim_end_matches(['\t', ' ']);
+    // `exit status: 134`, `Success rate: 100.00%`, `answer: <checksum>`, `errors: 2`.
+    let labelled = [
+        "exit status:",
+        "Success rate:",
+        "answer:",
+        "errors:",
+        "failed:",
+    ]
+    .iter()
+    .any(|label| lead.ends_with(label));
+    // `3 failed`, `2 errors`, `0 lost`, `1 unexpected`.
+    let counted = [" failed", " errors", " error", " lost", " unexpected"]
+        .iter()
+        .any(|word| after.starts_with(word));
+    // An HTTP status in a distribution, `[200] 500 responses`; a histogram's `8.2 ms [43]` varies.
+    let status =
+        before.trim_start() == "[" && after.starts_with("] ") && line.contains(" responses");
+    labelled || counted || status
 }
 
 pub fn normalise(text: &str) -> String {
@@ -215,6 +258,30 @@ mod tests {
         let b = "took 25 ms; at most 3 tasks\n";
         assert_eq!(shape(a), shape(b));
         assert_ne!(shape(a), shape("took 25 ms; at least 3 tasks\n"));
+    }
+
+    #[test]
+    fn what_must_not_vary_is_compared_even_where_numbers_vary() {
+        let same = |a: &str, b: &str| shape(a) == shape(b);
+        assert!(!same("exit status: 134\n", "exit status: 0\n"));
+        assert!(same("exit status: 0\n", "exit status: 0\n"));
+        assert!(!same(
+            "  Success rate:\t100.00%\n",
+            "  Success rate:\t0.00%\n"
+        ));
+        assert!(!same("  [200] 500 responses\n", "  [500] 500 responses\n"));
+        assert!(same("  [200] 500 responses\n", "  [200] 497 responses\n"));
+        assert!(
+            same("   8.211 ms [43]\n", "   9.000 ms [12]\n"),
+            "a histogram's counts vary"
+        );
+        assert!(!same("3 passed; 0 failed\n", "3 passed; 1 failed\n"));
+        assert!(!same(
+            "lost 0 of 200, 0 errors\n",
+            "lost 0 of 200, 2 errors\n"
+        ));
+        assert!(!same("answer: 2426146275690983867\n", "answer: 17\n"));
+        assert!(same("took 25 ms, 0 errors\n", "took 117 ms, 0 errors\n"));
     }
 
     #[test]

@@ -251,3 +251,28 @@ fn a_change_to_anything_that_shaped_a_record_makes_it_stale() {
     );
     assert!(check(ws.path()).0);
 }
+
+#[test]
+fn a_claim_restated_after_the_record_waits_for_a_new_record() {
+    let ws = workspace();
+    store(ws.path(), "m", HELD, 100.0, 0.0);
+    // Sketch records are made "2026-11-30T00:00:00Z"; a restatement of the next day is newer.
+    let restated = CLAIMS.replace(
+        "at-least = 10\n",
+        "at-least = 10\n\n[[claim.history]]\ndate = \"2026-12-01T11:35Z\"\ncause = \"not-shown\"\nfigures = \"9.5× (8–12×)\"\nwhy = \"a test\"\nwas = { at-least = 12 }\n",
+    );
+    write(ws.path(), "listings/ch09-x/claims.toml", &restated);
+    let (ok, out) = check(ws.path());
+    assert!(!ok, "{out}");
+    assert!(
+        out.contains("written or restated at 2026-12-01T11:35Z, after this record was made (2026-11-30T00:00:00Z)"),
+        "{out}"
+    );
+    // A claim restated before the record was made is tested by it.
+    write(
+        ws.path(),
+        "listings/ch09-x/claims.toml",
+        &restated.replace("2026-12-01T11:35Z", "2026-11-29"),
+    );
+    assert!(check(ws.path()).0);
+}

@@ -332,9 +332,14 @@ impl Data {
     }
 
     /// Claims defined in a listing's claims.toml that no page states: "listing/id".
+    /// The listings (folders under listings/), sorted.
+    pub fn listings(&self) -> Vec<String> {
+        self.available(&self.root.join("listings"), false)
+    }
+
     pub fn unused_claims(&self) -> Result<Vec<String>, String> {
         let mut out = Vec::new();
-        for listing in self.available(&self.root.join("listings"), false) {
+        for listing in self.listings() {
             let claims = self.claims(&listing)?;
             for id in claims.ids() {
                 let key = (listing.clone(), id.to_string());

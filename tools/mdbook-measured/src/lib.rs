@@ -98,6 +98,19 @@ impl Preprocessor for Measure {
             .and_then(|d| d.with_sessions(&pages))
             .map_err(|e| anyhow::anyhow!(e))?;
         let mut errors = Vec::new();
+        for a in &allowed {
+            if a.page.is_none() {
+                errors.push(format!(
+                    "book.toml: the allowed number `{}` names no page: give the page it is on (an allowance for every page would let the number through everywhere)",
+                    a.text
+                ));
+            } else if lint::too_wide(a) {
+                errors.push(format!(
+                    "book.toml: the allowed number `{}` is as wide as the number itself: give the words around it, so that it lets through this use only",
+                    a.text
+                ));
+            }
+        }
         let mut used_allowances = vec![false; allowed.len()];
         book.for_each_mut(|item| {
             let BookItem::Chapter(ch) = item else { return };

@@ -1,8 +1,18 @@
 //! No typed numbers: a measurement in a chapter's prose comes from `data/` through a directive,
-//! never from the author's keyboard. This lint finds a number with a unit or a multiplier
-//! ("35.3 ms", "448×", "13.9%", "2 MiB", "twice", "half as long") in prose outside a directive,
-//! a code span or a code block. Facts that are not measurements (Tokio's 1 ms timer resolution,
-//! from its docs) are allowed one by one in book.toml, each with its reason:
+//! never from the author's keyboard. This lint reads what the reader sees, outside directives,
+//! code spans and code blocks: Markdown text, and the text of raw HTML (a sentence on the line
+//! after a `</details>` is HTML to Markdown, and the page shows it), and it finds
+//!
+//! - a number with a unit or a multiplier ("35.3 ms", "448×", "13.9%", "2 MiB", "twice", "half as long");
+//! - a tally of results ("3 of 5", "two of the three", "eight of them");
+//! - a count written with thousands separators ("300,000 of them", "of 8,571"): such a count is
+//!   a record's derived value or a measurement, and the `derived` or `value` directive shows it;
+//! - output typed into a `console` block: a line that is not a command (`$ ...`) or a comment.
+//!   Program output comes from `listings/*/outputs/`, where `book outputs` reruns it.
+//!
+//! Facts that are not measurements (Tokio's 1 ms timer resolution, from its docs) are allowed one
+//! by one in book.toml, each on its page, with the words around it (an allowance as wide as the
+//! number itself would let every use of that number through) and its reason:
 //!
 //! ```toml
 //! [[preprocessor.measure.allowed-numbers]]
@@ -11,7 +21,7 @@
 //! why = "Tokio's timer resolution, from the tokio::time docs; not a measurement"
 //! ```
 
-use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 use serde::Deserialize;
 
 /// One allowed phrase on one page (or every page, without `page`), with the reason.
@@ -83,6 +93,12 @@ const WORDS: &[&str] = &[
     "orders of magnitude",
 ];
 
+/// Number words, for tallies written out ("two of the three").
+const NUMBER_WORDS: &[&str] = &[
+    "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+    "twelve", "fifteen", "twenty",
+];
+
 /// A typed measurement found on a page.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Finding {
@@ -96,33 +112,109 @@ pub fn typed_numbers(content: &str, page: &str, allowed: &[Allowed]) -> (Vec<Fin
     let blanked = blank_directives(content);
     let mut findings = Vec::new();
     let mut used = Vec::new();
+    let mut console = false;
     let mut in_code_block = false;
-    let mut in_html_block = 0usize;
+    // Raw HTML keeps its text; what sits inside <code>, <pre>, <svg>, <script>, <style> does not show as prose.
+    let mut hidden = 0usize;
+    let mut check = |text: &str, offset: usize, findings: &mut Vec<Finding>| {
+        let line = blanked[..offset].matches('\n').count() + 1;
+        for phrase in measurements(text) {
+            // An allowance covers the phrase where its whole text stands around it.
+            let allowance = allowed.iter().position(|a| {
+                a.page.as_deref().is_none_or(|p| p == page)
+                    && a.text.contains(&phrase)
+                    && text.contains(&a.text)
+            });
+            match allowance {
+                Some(i) => used.push(i),
+                None => findings.push(Finding { line, text: phrase }),
+            }
+        }
+    };
     for (event, range) in Parser::new_ext(&blanked, Options::all()).into_offset_iter() {
         match event {
-            Event::Start(Tag::CodeBlock(_)) => in_code_block = true,
-            Event::End(TagEnd::CodeBlock) => in_code_block = false,
-            Event::Start(Tag::HtmlBlock) => in_html_block += 1,
-            Event::End(TagEnd::HtmlBlock) => in_html_block = in_html_block.saturating_sub(1),
-            Event::Text(text) if !in_code_block && in_html_block == 0 => {
-                let line = blanked[..range.start].matches('\n').count() + 1;
-                for phrase in measurements(&text) {
-                    // An allowance covers the phrase where its whole text stands around it.
-                    let allowance = allowed.iter().position(|a| {
-                        a.page.as_deref().is_none_or(|p| p == page)
-                            && a.text.contains(&phrase)
-                            && text.contains(&a.text)
-                    });
-                    match allowance {
-                        Some(i) => used.push(i),
-                        None => findings.push(Finding { line, text: phrase }),
+            Event::Start(Tag::CodeBlock(kind)) => {
+                in_code_block = true;
+                console = matches!(&kind, CodeBlockKind::Fenced(lang) if lang.split(',').next() == Some("console"));
+            }
+            Event::End(TagEnd::CodeBlock) => (in_code_block, console) = (false, false),
+            Event::Text(text) if in_code_block && console => {
+                let line0 = blanked[..range.start].matches('\n').count() + 1;
+                for (i, l) in text.lines().enumerate() {
+                    if let Some(typed) = typed_output(l) {
+                        findings.push(Finding {
+                            line: line0 + i,
+                            text: typed,
+                        });
                     }
                 }
+            }
+            Event::Text(text) if !in_code_block && hidden == 0 => {
+                check(&text, range.start, &mut findings)
+            }
+            Event::Html(html) | Event::InlineHtml(html) => {
+                let text = html_text(&html, &mut hidden);
+                check(&text, range.start, &mut findings);
             }
             _ => {}
         }
     }
     (findings, used)
+}
+
+/// A console block's line that is output rather than a command, a comment or a placeholder left
+/// by an included file.
+fn typed_output(line: &str) -> Option<String> {
+    let l = line.trim();
+    let command =
+        l.is_empty() || l.starts_with("$ ") || l == "$" || l.starts_with('#') || l == "MEASURED";
+    (!command).then(|| format!("typed output in a console block: {l}"))
+}
+
+/// The text a browser shows of an HTML fragment: tags dropped, entities left as they are, and
+/// nothing inside the elements counted in `hidden` (which carries over between fragments).
+fn html_text(html: &str, hidden: &mut usize) -> String {
+    const HIDDEN: [&str; 5] = ["code", "pre", "svg", "script", "style"];
+    let mut out = String::new();
+    let mut rest = html;
+    while let Some(lt) = rest.find('<') {
+        if *hidden == 0 {
+            out.push_str(&rest[..lt]);
+        }
+        let Some(gt) = rest[lt..].find('>') else {
+            rest = "";
+            break;
+        };
+        let tag = &rest[lt + 1..lt + gt];
+        let closing = tag.starts_with('/');
+        let name: String = tag
+            .trim_start_matches('/')
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric())
+            .collect::<String>()
+            .to_ascii_lowercase();
+        if HIDDEN.contains(&name.as_str()) && !tag.ends_with('/') {
+            if closing {
+                *hidden = hidden.saturating_sub(1);
+            } else {
+                *hidden += 1;
+            }
+        }
+        out.push(' ');
+        rest = &rest[lt + gt + 1..];
+    }
+    if *hidden == 0 {
+        out.push_str(rest);
+    }
+    out
+}
+
+/// Whether an allowance is as wide as the measurement it lets through: "10 ms" alone would let
+/// every "10 ms" on its page through.
+pub fn too_wide(a: &Allowed) -> bool {
+    measurements(&a.text)
+        .iter()
+        .any(|m| m.trim() == a.text.trim())
 }
 
 /// Replaces each `{{#measure ...}}` with a placeholder word, keeping line breaks, so that what a
@@ -143,9 +235,10 @@ fn blank_directives(content: &str) -> String {
     out
 }
 
-/// The measurement-like phrases in one run of text: "35.3 ms", "10×", "twice".
+/// The measurement-like phrases in one run of text: "35.3 ms", "10×", "twice", "3 of 5",
+/// "300,000".
 fn measurements(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
+    let mut out = tallies(text);
     let lower = text.to_lowercase();
     for w in WORDS {
         let mut from = 0;
@@ -217,7 +310,55 @@ fn measurements(text: &str) -> Vec<String> {
             out.push(text[start..unit_start + u.len()].to_string());
             i = k + u.chars().count();
         } else {
+            // A count with thousands separators is a record's figure, not prose.
+            let number = &text[start..chars.get(j).map_or(text.len(), |c| c.0)];
+            if number.contains(',') {
+                out.push(number.to_string());
+            }
             i = j.max(i + 1);
+        }
+    }
+    out
+}
+
+/// "3 of 5", "two of the three", "eight of them", "8 of 10 repetitions": how many times something
+/// held is a measured outcome.
+fn tallies(text: &str) -> Vec<String> {
+    let words: Vec<&str> = text
+        .split(|c: char| c.is_whitespace())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let bare = |w: &str| {
+        w.trim_matches(|c: char| !c.is_alphanumeric())
+            .to_ascii_lowercase()
+    };
+    let is_number = |w: &str| {
+        let w = bare(w);
+        !w.is_empty()
+            && (w.chars().all(|c| c.is_ascii_digit()) || NUMBER_WORDS.contains(&w.as_str()))
+    };
+    let mut out = Vec::new();
+    for i in 0..words.len() {
+        if !is_number(words[i]) || words.get(i + 1).map(|w| bare(w)) != Some("of".into()) {
+            continue;
+        }
+        // "one of them", "one of the two CPUs": one of several things is prose, not a tally.
+        if bare(words[i]) == "one" {
+            continue;
+        }
+        let next = words.get(i + 2).map(|w| bare(w)).unwrap_or_default();
+        let of_them = next == "them";
+        let of_n = match next.as_str() {
+            "the" | "its" => words.get(i + 3).is_some_and(|w| is_number(w)),
+            _ => is_number(words.get(i + 2).copied().unwrap_or_default()),
+        };
+        if of_them || of_n {
+            let end = if of_n && (next == "the" || next == "its") {
+                i + 3
+            } else {
+                i + 2
+            };
+            out.push(words[i..=end].join(" "));
         }
     }
     out
@@ -272,9 +413,77 @@ mod tests {
         assert!(found("`sleep(Duration::from_millis(2))` and `10ms`").is_empty());
         assert!(found("```rust\nlet x = 35; // 35 ms\n```\n").is_empty());
         assert!(found("Chapter 2, p99, p99.9, 16 cores, a 2-core machine, 2 x 3").is_empty());
-        assert!(found("<table><tr><td>35 ms</td></tr></table>\n").is_empty());
         assert!(found("the 1990s and utf8 and x86_64").is_empty());
+        assert!(found("<pre>took 35 ms</pre>\n<svg><text>35 ms</text></svg>\n").is_empty());
         assert_eq!(found("a 10 minute read"), vec!["10 minute"]);
+    }
+
+    #[test]
+    fn what_markdown_renders_from_raw_html_is_read_too() {
+        // Right after a `</details>`, with no blank line, a sentence is HTML to Markdown: the
+        // page shows it all the same.
+        let md = "<details><summary>Answer</summary>\n\nfolded\n\n</details>\nThe inline p99 was 35.3 ms here, 151× the fix.\n";
+        let (f, _) = typed_numbers(md, "ch.md", &[]);
+        assert_eq!(
+            f.iter()
+                .map(|f| (f.line, f.text.as_str()))
+                .collect::<Vec<_>>(),
+            [(6, "35.3 ms"), (6, "151×")]
+        );
+        assert_eq!(
+            found("<table><tr><td>35 ms</td></tr></table>\n"),
+            vec!["35 ms"]
+        );
+        assert_eq!(
+            found("<span title=\"x\">took <code>35 ms</code> and 2.5 s</span>"),
+            vec!["2.5 s"]
+        );
+    }
+
+    #[test]
+    fn tallies_and_separated_counts_are_measured_outcomes() {
+        assert_eq!(
+            found("it failed in two of the three busy runs"),
+            vec!["two of the three"]
+        );
+        assert_eq!(found("held in 8 of 10 repetitions"), vec!["8 of 10"]);
+        assert_eq!(found("and eight of them were late"), vec!["eight of them"]);
+        assert_eq!(
+            found("300,000 of them, of 8,571 tasks"),
+            vec!["300,000", "8,571"]
+        );
+        assert!(
+            found("one of the workers, all of them, one of them, one of the two CPUs").is_empty()
+        );
+        assert!(found("Chapter 3 of the book, 2026").is_empty());
+    }
+
+    #[test]
+    fn a_console_block_holds_commands_not_typed_output() {
+        let md = "```console\n$ cargo run -p ch01-blocking\n# a comment\nbuild everything ok (209 s)\n```\n";
+        let (f, _) = typed_numbers(md, "ch.md", &[]);
+        assert_eq!(f.len(), 1);
+        assert_eq!(
+            (f[0].line, f[0].text.as_str()),
+            (
+                4,
+                "typed output in a console block: build everything ok (209 s)"
+            )
+        );
+        // Output included from a listing's outputs file is rerun by `book outputs`.
+        assert!(found("```console\n{{#include ../listings/x/outputs/a.txt}}\n```\n").is_empty());
+        assert!(found("```text\nanything 35 ms\n```\n").is_empty());
+    }
+
+    #[test]
+    fn an_allowance_needs_the_words_around_its_number() {
+        let a = |text: &str| Allowed {
+            page: Some("ch.md".into()),
+            text: text.into(),
+            why: "a setting".into(),
+        };
+        assert!(too_wide(&a("10 ms")));
+        assert!(!too_wide(&a("jobs of 10 ms")));
     }
 
     #[test]

@@ -44,8 +44,11 @@ pub fn render(data: &Data, d: &Directive) -> Result<String, String> {
         "runtime" => runtime(data, d),
         "hints" => hints(data, d),
         "schedule" => schedule(data, d),
+        "history" => history(data, d),
+        "verdicts" => verdicts(data, d),
+        "coverage" => coverage(d),
         other => Err(format!(
-            "unknown kind `{other}` (table, chart, value, ratio, claim, param, machine, machines, class, minutes, runtime, hints, schedule, provenance, versions)"
+            "unknown kind `{other}` (table, chart, value, ratio, claim, param, machine, machines, class, minutes, runtime, hints, schedule, history, verdicts, coverage, provenance, versions)"
         )),
     }
 }
@@ -477,15 +480,23 @@ fn param(data: &Data, d: &Directive) -> Result<String, String> {
 }
 
 /// A value the run measured on its machine before the experiments (`h.derived`): a calibration,
-/// the C library's version.
+/// the C library's version; `key=K` picks one entry of a value that is a table (`items_per_size`).
 fn derived(data: &Data, d: &Directive) -> Result<String, String> {
-    d.check_keys(&["record", "machine", "name", "format"])?;
+    d.check_keys(&["record", "machine", "name", "key", "format"])?;
     let r = data.resolve_record_only(d)?;
     let name = d.get("name").ok_or("missing name=VALUE")?;
     let v = r.record.derived.get(name).ok_or_else(|| {
         let keys: Vec<String> = r.record.derived.keys().cloned().collect();
         format!("no derived value `{name}`; available: {}", list(&keys))
     })?;
+    let v = match (d.get("key"), v) {
+        (None, v) => v,
+        (Some(k), serde_json::Value::Object(map)) => map.get(k).ok_or_else(|| {
+            let keys: Vec<String> = map.keys().cloned().collect();
+            format!("`{name}` has no key `{k}`; it has {}", list(&keys))
+        })?,
+        (Some(_), _) => return Err(format!("`{name}` is not a table: leave out key=")),
+    };
     show_setting(v, d)
 }
 
@@ -735,6 +746,225 @@ fn claim(data: &Data, d: &Directive) -> Result<String, String> {
         ),
         _ => format!("{figure}{verdict}"),
     })
+}
+
+/// The confidence the verdicts ask for (`\{{#measure coverage}}`: "90%"), or what the interval
+/// from `reps` repetitions actually covers (`reps=5`: "93.8%"), from `measure::verdict`.
+fn coverage(d: &Directive) -> Result<String, String> {
+    d.check_keys(&["reps"])?;
+    let level = match d.get("reps") {
+        None => measure::verdict::CONFIDENCE,
+        Some(n) => {
+            let n: usize = n
+                .parse()
+                .map_err(|_| format!("reps=`{n}`: a whole number"))?;
+            let figures: Vec<f64> = (0..n).map(|i| i as f64).collect();
+            measure::verdict::median_interval(&figures)
+                .ok_or_else(|| {
+                    format!(
+                        "reps={n}: fewer than {} repetitions give no interval",
+                        measure::verdict::MIN_REPETITIONS
+                    )
+                })?
+                .coverage
+        }
+    };
+    Ok(format_plain(level * 100.0, "%"))
+}
+
+/// A record's verdicts in one sentence: "15 held, 3 not shown (`a`, `b`, `c`) and 1 refuted
+/// (`d`, which needs a quiet machine) of 19 conclusions; 4 of 4 invariants held".
+fn verdicts(data: &Data, d: &Directive) -> Result<String, String> {
+    d.check_keys(&["record", "machine"])?;
+    let r = data.resolve_record_only(d)?;
+    let claims = data.claims(d.get("record").unwrap_or_default())?;
+    let (mut held, mut not_shown, mut refuted, mut missing) = (0, Vec::new(), Vec::new(), 0);
+    for c in claims.conclusions() {
+        let named = if c.quiet {
+            format!("<code>{}</code> (quiet)", esc(&c.id))
+        } else {
+            format!("<code>{}</code>", esc(&c.id))
+        };
+        match c.check(&r.record).verdict {
+            Verdict::Held => held += 1,
+            Verdict::NotShown => not_shown.push(named),
+            Verdict::Refuted => refuted.push(named),
+            Verdict::Missing(_) => missing += 1,
+        }
+    }
+    let invariants: Vec<Verdict> = claims
+        .invariants()
+        .map(|c| c.check(&r.record).verdict)
+        .collect();
+    let named = |v: &[String]| {
+        if v.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", v.join(", "))
+        }
+    };
+    let mut text = format!(
+        "{held} held, {} not shown{} and {} refuted{} of {} conclusions",
+        not_shown.len(),
+        named(&not_shown),
+        refuted.len(),
+        named(&refuted),
+        held + not_shown.len() + refuted.len() + missing
+    );
+    if missing > 0 {
+        text.push_str(&format!(" ({missing} not measured there)"));
+    }
+    let measured = invariants
+        .iter()
+        .filter(|v| !matches!(v, Verdict::Missing(_)))
+        .count();
+    if measured > 0 {
+        let ok = invariants.iter().filter(|v| **v == Verdict::Held).count();
+        text.push_str(&format!("; {ok} of {measured} invariants held"));
+    }
+    Ok(format!(
+        "<span class=\"verdicts\" title=\"on {}\">{text}</span>",
+        esc(&r.machine)
+    ))
+}
+
+/// One change to one claim, for the page "How the conclusions changed".
+struct Erratum<'a> {
+    listing: String,
+    id: &'a str,
+    change: &'a measure::claims::Change,
+    /// The version that replaced `change.was`; none for a claim retired for good.
+    now: Option<&'a measure::claims::Claim>,
+}
+
+/// Every history entry of every listing's claims, newest first: `show=summary` (the counts),
+/// `failures` (changes after the data contradicted a claim), `other` (reviews, redesigns,
+/// invariants, bounds moved without a failure) or `retired`.
+fn history(data: &Data, d: &Directive) -> Result<String, String> {
+    d.check_keys(&["show"])?;
+    let show = d.get("show").unwrap_or_default();
+    if !["summary", "failures", "other", "retired"].contains(&show) {
+        return Err(format!(
+            "show=`{show}`: use summary, failures, other or retired"
+        ));
+    }
+    let all: Vec<(String, std::rc::Rc<measure::Claims>)> = data
+        .listings()
+        .into_iter()
+        .map(|l| data.claims(&l).map(|c| (l, c)))
+        .collect::<Result<_, _>>()?;
+    let mut rows: Vec<Erratum> = Vec::new();
+    for (listing, claims) in &all {
+        for claim in &claims.claims {
+            for (i, change) in claim.history.iter().enumerate() {
+                let now = claim.history.get(i + 1).map_or(claim, |next| &*next.was);
+                rows.push(Erratum {
+                    listing: listing.clone(),
+                    id: &claim.id,
+                    change,
+                    now: Some(now),
+                });
+            }
+        }
+        for r in &claims.retired {
+            for (i, change) in r.history.iter().enumerate() {
+                let now = r
+                    .history
+                    .get(i + 1)
+                    .map_or(&*r.change.was, |next| &*next.was);
+                rows.push(Erratum {
+                    listing: listing.clone(),
+                    id: &r.id,
+                    change,
+                    now: Some(now),
+                });
+            }
+            rows.push(Erratum {
+                listing: listing.clone(),
+                id: &r.id,
+                change: &r.change,
+                now: None,
+            });
+        }
+    }
+    rows.sort_by(|a, b| {
+        (b.change.date.as_str(), &a.listing, a.id).cmp(&(a.change.date.as_str(), &b.listing, b.id))
+    });
+    if show == "summary" {
+        let changed: std::collections::BTreeSet<(&str, &str)> = rows
+            .iter()
+            .filter(|r| r.now.is_some())
+            .map(|r| (r.listing.as_str(), r.id))
+            .collect();
+        let changes: Vec<&Erratum> = rows.iter().filter(|r| r.now.is_some()).collect();
+        let failures = changes
+            .iter()
+            .filter(|r| r.change.cause.after_a_failure())
+            .count();
+        let retired = rows.len() - changes.len();
+        return Ok(format!(
+            "Changes recorded: {}, to {} claims; made because the data contradicted the claim: {failures}. Claims retired for good: {retired}.",
+            changes.len(),
+            changed.len()
+        ));
+    }
+    let chosen: Vec<&Erratum> = rows
+        .iter()
+        .filter(|r| match show {
+            "failures" => r.now.is_some() && r.change.cause.after_a_failure(),
+            "other" => r.now.is_some() && !r.change.cause.after_a_failure(),
+            _ => r.now.is_none(),
+        })
+        .collect();
+    if chosen.is_empty() {
+        return Ok("<p>None.</p>\n".into());
+    }
+    let mut html = String::from(
+        "<div class=\"measure-scroll\"><table class=\"measure history\"><thead><tr><th>date</th><th>claim</th><th>what changed</th><th>why, and the figures</th></tr></thead><tbody>",
+    );
+    for r in chosen {
+        let was = &r.change.was;
+        let version = |c: &measure::claims::Claim| {
+            format!(
+                "“{}” ({}: {})",
+                esc(&c.says),
+                c.kind.name(),
+                esc(&c.bound_text())
+            )
+        };
+        let what = match r.now {
+            Some(now) => format!(
+                "{}<br>was: {}<br>now: {}",
+                esc(&measure::history::differences(was, now).join(", ")),
+                version(was),
+                version(now)
+            ),
+            None => format!("retired: {}", version(was)),
+        };
+        let commit = r
+            .change
+            .commit
+            .as_ref()
+            .map(|c| format!(" (commit <code>{}</code>)", esc(c)))
+            .unwrap_or_default();
+        let renamed = if was.id != r.id {
+            format!("<br>was <code>{}</code>", esc(&was.id))
+        } else {
+            String::new()
+        };
+        html.push_str(&format!(
+            "<tr><td>{}{commit}</td><td><a href=\"{}.html\">{}</a>: <code>{}</code>{renamed}</td><td>{what}</td><td><strong>{}</strong>: {}<br>Figures: {}</td></tr>",
+            esc(&r.change.date),
+            esc(&r.listing),
+            esc(&r.listing),
+            esc(r.id),
+            esc(r.change.cause.words()),
+            esc(&r.change.why),
+            esc(&r.change.figures)
+        ));
+    }
+    html.push_str("</tbody></table></div>\n");
+    Ok(html)
 }
 
 /// The title page's list: which machine each chapter's figures come from.

@@ -75,8 +75,8 @@ fn errors_name_the_directive_and_what_is_available() {
 fn a_claim_the_book_machine_contradicts_fails_with_its_figure() {
     let e = error_of("{{#measure claim record=ch99-demo id=demo-impossible}}");
     assert!(
-        e.contains("claim `demo-impossible` does not hold on test-machine")
-            && e.contains("389× (claim: ≥ 1,000×)"),
+        e.contains("claim `demo-impossible` is refuted on test-machine")
+            && e.contains("389× (358–424× over 5 repetitions; claim: ≥ 1,000×)"),
         "{e}"
     );
     let e = error_of("{{#measure claim record=ch99-demo id=demo-nope}}");
@@ -96,7 +96,7 @@ fn a_readers_book_shows_their_figures_and_which_claims_held_there() {
     // workers = 2 there: burst 2 is "burst = workers", where inline was only 5× the fix.
     assert!(
         out.contains(
-            ">5.00×</span> <span class=\"claim-verdict\">✗ not held on reader-machine</span>"
+            ">5.00×</span> <span class=\"claim-interval\">(4.40–6.00× over 5 repetitions)</span> <span class=\"claim-verdict not-held\">✗ refuted on reader-machine</span>"
         ),
         "{out}"
     );
@@ -333,7 +333,7 @@ fn a_run_time_is_estimated_from_the_record() {
     assert!(
         shown("{{#measure runtime record=ch99-demo}}")
             .unwrap()
-            .contains(">about a minute and a half<")
+            .contains(">about 2½ minutes<")
     );
     assert!(
         shown("{{#measure runtime record=ch99-demo experiment=demo reps=1}}")
@@ -341,9 +341,9 @@ fn a_run_time_is_estimated_from_the_record() {
             .contains(">about 30 seconds<")
     );
     assert!(
-        shown("{{#measure runtime record=ch99-demo reps=5}}")
+        shown("{{#measure runtime record=ch99-demo reps=3}}")
             .unwrap()
-            .contains(">about 2½ minutes<")
+            .contains(">about a minute and a half<")
     );
     let e = shown("{{#measure runtime record=ch99-demo experiment=nope}}").unwrap_err();
     assert!(

@@ -45,12 +45,14 @@
 //! `[[retired]]` entry.
 
 use crate::format::{format_plain, format_value, plain, seconds, sig3};
-use crate::history::{Change, Retired};
 use crate::record::{Record, Series};
 use crate::verdict::{self, Interval, Limits};
 use serde::Deserialize;
 
 pub use crate::verdict::Verdict;
+
+/// Records on which a claim fails, for the chapters' claims tests.
+pub mod fixtures;
 
 /// The only `format` this parser reads: structured histories, invariants apart.
 pub const FORMAT: i64 = 2;
@@ -90,6 +92,8 @@ pub struct Claim {
     /// Needs a quiet machine; a busy neighbour may refute it (the chapter says so).
     pub quiet: bool,
     pub kind: Kind,
+    /// When the claim was written, if it says (`added`).
+    pub added: Option<String>,
     /// Earlier versions of this claim, oldest first.
     pub history: Vec<Change>,
 }
@@ -136,7 +140,7 @@ struct File {
     #[serde(default)]
     invariant: Vec<RawClaim>,
     #[serde(default)]
-    retired: Vec<crate::history::RawRetired>,
+    retired: Vec<RawRetired>,
 }
 
 /// A claim as written; also the `was` of a history entry, where `id` and `says` may be left out.
@@ -160,8 +164,11 @@ pub(crate) struct RawClaim {
     pub(crate) at_most: Option<toml::Value>,
     pub(crate) stat: Option<String>,
     pub(crate) quiet: Option<bool>,
+    /// When the claim was written ("2026-12-01T11:35Z"): the book's machine must judge it on a
+    /// record made after that (as it must a restated claim after its newest history entry).
+    pub(crate) added: Option<String>,
     #[serde(default)]
-    pub(crate) history: Vec<crate::history::RawChange>,
+    pub(crate) history: Vec<RawChange>,
 }
 
 impl RawClaim {
@@ -197,6 +204,7 @@ impl RawClaim {
             at_most: test.at_most.clone(),
             stat: self.stat.clone().or_else(|| owner.stat.clone()),
             quiet: self.quiet.or(owner.quiet),
+            added: None,
             history: Vec::new(),
         }
     }
@@ -386,6 +394,9 @@ impl Claim {
         {
             return Err("ids use lowercase letters, digits and '-'".into());
         }
+        if let Some(t) = &raw.added {
+            check_date(t).map_err(|e| format!("added: {e}"))?;
+        }
         let mut claim = Claim {
             id,
             says,
@@ -393,10 +404,14 @@ impl Claim {
             every_repetition: every_repetition || kind == Kind::Invariant,
             quiet,
             kind,
+            added: if is_was { None } else { raw.added.clone() },
             history: Vec::new(),
         };
         for change in raw.history {
             claim.history.push(Change::from_raw(change, &claim, &base)?);
+        }
+        if claim.history.windows(2).any(|w| w[0].date > w[1].date) {
+            return Err("history entries go oldest first".into());
         }
         Ok(claim)
     }
@@ -412,6 +427,15 @@ impl Claim {
 
     pub fn is_invariant(&self) -> bool {
         self.kind == Kind::Invariant
+    }
+
+    /// When the claim took its present form: its newest history entry, else when it was added.
+    /// A record made before that cannot test it (the restatement saw that record).
+    pub fn since(&self) -> Option<&str> {
+        self.history
+            .last()
+            .map(|c| c.date.as_str())
+            .or(self.added.as_deref())
     }
 
     /// The cells the claim reads.
@@ -449,16 +473,32 @@ impl Claim {
         }
         let units: Vec<&str> = series.iter().map(|s| s.unit.as_str()).collect();
         let bound = self.bound_text_in(units[0]);
-        // Repetition i of every cell, side by side; cells of experiments with fewer repetitions
-        // limit the pairs.
-        let n = series.iter().map(|s| s.values.len()).min().unwrap_or(0);
+        // Repetition i of every cell was measured side by side only within one experiment. `each`
+        // judges every cell on its own, so its cells may come from several, each with its count.
+        let each = matches!(self.test, Test::Each(..));
+        let mut experiments: Vec<&str> =
+            self.cells().iter().map(|c| c.experiment.as_str()).collect();
+        experiments.sort();
+        experiments.dedup();
+        if experiments.len() > 1 && !each {
+            return missing(format!(
+                "its cells come from {} experiments, whose repetitions were not measured side by side: compare cells of one experiment",
+                experiments.len()
+            ));
+        }
+        let lengths = series.iter().map(|s| s.values.len());
+        let n = if each { lengths.max() } else { lengths.min() }.unwrap_or(0);
         if n == 0 {
             return missing("the cells have no values".into());
         }
         let mut figures = Vec::with_capacity(n);
         for i in 0..n {
-            let values: Vec<f64> = series.iter().map(|s| s.values[i]).collect();
-            match self.figure(&values, &units) {
+            let (values, units_i): (Vec<f64>, Vec<&str>) = series
+                .iter()
+                .zip(&units)
+                .filter_map(|(s, u)| s.values.get(i).map(|v| (*v, *u)))
+                .unzip();
+            match self.figure(&values, &units_i) {
                 Ok(x) => figures.push(x),
                 Err(why) => return missing(format!("repetition {}: {why}", i + 1)),
             }
@@ -468,23 +508,19 @@ impl Claim {
         let all = verdict::range(&figures);
         let median = verdict::median(&figures);
         let (verdict, interval) = match self.kind {
-            Kind::Invariant => {
-                let v = if held_in == n {
+            // A check, and a claim about every repetition: one repetition that misses refutes it.
+            Kind::Invariant | Kind::Conclusion if self.every_repetition => {
+                let v = if held_in < n {
+                    Verdict::Refuted
+                } else if self.kind == Kind::Invariant || n >= verdict::MIN_REPETITIONS {
                     Verdict::Held
                 } else {
-                    Verdict::Refuted
+                    Verdict::NotShown
                 };
                 (v, all)
             }
-            Kind::Conclusion => match verdict::median_interval(&figures) {
+            _ => match verdict::median_interval(&figures) {
                 None => (Verdict::NotShown, all),
-                Some(i) if self.every_repetition => {
-                    let v = match limits.judge(&i) {
-                        Verdict::Held if held_in < n => Verdict::NotShown,
-                        v => v,
-                    };
-                    (v, all)
-                }
                 Some(i) => (limits.judge(&i), Some(i)),
             },
         };
@@ -514,12 +550,15 @@ impl Claim {
         if !same_kind {
             return Err(format!("cells in different units ({})", units.join(", ")));
         }
+        // A zero denominator says the record cannot tell (a monitor that saw nothing), not that
+        // the ratio is infinite.
         let ratio = |a: f64, b: f64, what: &str| -> Result<f64, String> {
-            match (a, b) {
-                (_, b) if b != 0.0 => Ok(a / b),
-                (a, _) if a > 0.0 => Ok(f64::INFINITY),
-                _ => Err(format!("{what}: zero over zero")),
+            if b == 0.0 {
+                return Err(format!(
+                    "{what}: a denominator of zero, so the record cannot say"
+                ));
             }
+            Ok(a / b)
         };
         // A value test compares in seconds when its bound has a time unit, else in the metric's unit.
         let judged = |i: usize, b: &Bound| -> Result<f64, String> {
@@ -538,23 +577,22 @@ impl Claim {
                 ratio(ab, cd, "the ratio of ratios")
             }
             Test::Value(_, b) => judged(0, b),
+            // A cell of zero is the lowest of positive others by as far as a ratio can say.
             Test::Lowest(..) => {
                 let others = (1..v.len()).map(in_seconds).fold(f64::INFINITY, f64::min);
-                ratio(
-                    others,
-                    in_seconds(0),
-                    "the lowest of the others over the cell",
-                )
+                match (others, in_seconds(0)) {
+                    (o, a) if a == 0.0 && o > 0.0 => Ok(f64::INFINITY),
+                    (o, a) => ratio(o, a, "the lowest of the others over the cell"),
+                }
             }
             Test::Highest(..) => {
                 let others = (1..v.len())
                     .map(in_seconds)
                     .fold(f64::NEG_INFINITY, f64::max);
-                ratio(
-                    in_seconds(0),
-                    others,
-                    "the cell over the highest of the others",
-                )
+                match (in_seconds(0), others) {
+                    (a, o) if o == 0.0 && a > 0.0 => Ok(f64::INFINITY),
+                    (a, o) => ratio(a, o, "the cell over the highest of the others"),
+                }
             }
             Test::RatioToLowest(..) => {
                 let lowest = (1..v.len()).map(in_seconds).fold(f64::INFINITY, f64::min);
@@ -777,6 +815,223 @@ fn sig3_plain(v: f64) -> String {
     }
 }
 
+// History entries: what a claim was before each change (compared across versions in
+// `crate::history`).
+
+/// Why a claim changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cause {
+    /// It failed on a record of the reference machine.
+    Refuted,
+    /// Its interval straddled the bound on the reference record: the data could not tell.
+    NotShown,
+    /// It failed beside the busy neighbour (and was marked `quiet`, or restated).
+    Busy,
+    /// A review found the test weaker than the sentence, or the sentence wrong, with no failure.
+    Review,
+    /// It holds by construction: it became an invariant.
+    Invariant,
+    /// The experiment behind it changed.
+    Redesign,
+    /// The bound moved toward the data without a failure.
+    Loosened,
+}
+
+impl Cause {
+    const ALL: [(&'static str, Cause); 7] = [
+        ("refuted", Cause::Refuted),
+        ("not-shown", Cause::NotShown),
+        ("busy", Cause::Busy),
+        ("review", Cause::Review),
+        ("invariant", Cause::Invariant),
+        ("redesign", Cause::Redesign),
+        ("loosened", Cause::Loosened),
+    ];
+
+    fn parse(s: &str) -> Result<Cause, String> {
+        Cause::ALL
+            .iter()
+            .find(|(name, _)| *name == s)
+            .map(|(_, c)| *c)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Cause::ALL.iter().map(|(n, _)| *n).collect();
+                format!("cause = \"{s}\": use one of {}", names.join(", "))
+            })
+    }
+
+    /// As the page says it.
+    pub fn words(self) -> &'static str {
+        match self {
+            Cause::Refuted => "refuted on the book's machine",
+            Cause::NotShown => "not shown on the book's machine",
+            Cause::Busy => "refuted beside the busy neighbour",
+            Cause::Review => "a review",
+            Cause::Invariant => "holds by construction",
+            Cause::Redesign => "the experiment changed",
+            Cause::Loosened => "bound moved without a failure",
+        }
+    }
+
+    /// Whether the data contradicted the claim (the errata the page lists first).
+    pub fn after_a_failure(self) -> bool {
+        matches!(self, Cause::Refuted | Cause::NotShown | Cause::Busy)
+    }
+}
+
+/// One earlier version of a claim.
+#[derive(Debug, Clone)]
+pub struct Change {
+    pub date: String,
+    pub commit: Option<String>,
+    pub cause: Cause,
+    /// The claim as it was before this change.
+    pub was: Box<Claim>,
+    pub figures: String,
+    pub why: String,
+}
+
+/// A claim removed for good.
+#[derive(Debug, Clone)]
+pub struct Retired {
+    pub id: String,
+    /// Its removal: when, why, and the claim as it last stood (`change.was`).
+    pub change: Change,
+    /// The changes it went through before, oldest first.
+    pub history: Vec<Change>,
+}
+
+#[derive(Deserialize, Clone)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawChange {
+    date: String,
+    commit: Option<String>,
+    cause: String,
+    figures: String,
+    why: String,
+    was: RawClaim,
+}
+
+#[derive(Deserialize, Clone)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawRetired {
+    date: String,
+    commit: Option<String>,
+    cause: String,
+    figures: String,
+    why: String,
+    was: RawClaim,
+    #[serde(default)]
+    history: Vec<RawChange>,
+}
+
+impl Change {
+    /// `owner`: the claim the entry belongs to, as parsed and as written.
+    pub(crate) fn from_raw(
+        raw: RawChange,
+        owner: &Claim,
+        written: &RawClaim,
+    ) -> Result<Change, String> {
+        let what = format!("the history entry of {}", raw.date);
+        check_date(&raw.date).map_err(|e| format!("{what}: {e}"))?;
+        if let Some(c) = &raw.commit
+            && (c.len() < 7 || !c.chars().all(|ch| ch.is_ascii_hexdigit()))
+        {
+            return Err(format!("{what}: commit `{c}` is not a commit id"));
+        }
+        if raw.why.trim().is_empty() || raw.figures.trim().is_empty() {
+            return Err(format!(
+                "{what}: say the figures that made it change and why"
+            ));
+        }
+        if !raw.was.history.is_empty() {
+            return Err(format!("{what}: a `was` has no history of its own"));
+        }
+        let was = Claim::from_raw(raw.was.under(written), owner.kind, true)
+            .map_err(|e| format!("{what}: was: {e}"))?;
+        Ok(Change {
+            date: raw.date,
+            commit: raw.commit,
+            cause: Cause::parse(&raw.cause).map_err(|e| format!("{what}: {e}"))?,
+            was: Box::new(was),
+            figures: raw.figures,
+            why: raw.why,
+        })
+    }
+}
+
+impl Retired {
+    pub(crate) fn from_raw(raw: RawRetired) -> Result<Retired, String> {
+        let Some(id) = raw.was.id.clone() else {
+            return Err(format!(
+                "the retired entry of {}: its `was` needs the claim's id",
+                raw.date
+            ));
+        };
+        let kind = match raw.was.kind.as_deref() {
+            Some("invariant") => Kind::Invariant,
+            _ => Kind::Conclusion,
+        };
+        // The claim it retires is its own `was`, complete.
+        let written = RawClaim {
+            kind: None,
+            ..raw.was.clone()
+        };
+        let was = Claim::from_raw(written.clone(), kind, false)
+            .map_err(|e| format!("retired `{id}`: {e}"))?;
+        let change = Change::from_raw(
+            RawChange {
+                date: raw.date,
+                commit: raw.commit,
+                cause: raw.cause,
+                figures: raw.figures,
+                why: raw.why,
+                was: raw.was.clone(),
+            },
+            &was,
+            &written,
+        )
+        .map_err(|e| format!("retired `{id}`: {e}"))?;
+        let history = raw
+            .history
+            .into_iter()
+            .map(|h| Change::from_raw(h, &was, &written))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| format!("retired `{id}`: {e}"))?;
+        Ok(Retired {
+            id,
+            change,
+            history,
+        })
+    }
+}
+
+/// "2026-12-01", or with the time of day, "2026-12-01T11:35Z" (UTC).
+fn check_date(d: &str) -> Result<(), String> {
+    let (day, time) = d.split_at(d.len().min(10));
+    let day_ok = day.len() == 10
+        && day.char_indices().all(|(i, c)| {
+            if i == 4 || i == 7 {
+                c == '-'
+            } else {
+                c.is_ascii_digit()
+            }
+        });
+    let time_ok = time.is_empty()
+        || (time.len() == 7
+            && time.starts_with('T')
+            && time.ends_with('Z')
+            && time[1..6]
+                .char_indices()
+                .all(|(i, c)| if i == 2 { c == ':' } else { c.is_ascii_digit() }));
+    if day_ok && time_ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "date `{d}`: write YYYY-MM-DD, or YYYY-MM-DDTHH:MMZ in UTC"
+        ))
+    }
+}
+
 /// What a claim came to on one record.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Outcome {
@@ -795,7 +1050,7 @@ pub struct Outcome {
     pub held_in: usize,
     /// How far the interval stays inside the bound, as a share of the bound (negative: crosses it).
     pub margin: Option<f64>,
-    /// For a claim not shown: how many repetitions would likely decide it, or why none can say.
+    /// For a claim not shown: about how many repetitions would decide it, or why none can say.
     pub to_decide: Option<Result<usize, String>>,
 }
 
@@ -884,7 +1139,9 @@ impl Outcome {
                 plain(verdict::CONFIDENCE * 100.0),
                 verdict::MIN_REPETITIONS
             ),
-            Some(Ok(reps)) => format!("{side}; about {reps} repetitions would likely decide it"),
+            Some(Ok(reps)) => format!(
+                "{side}; about {reps} repetitions would decide it if the median stayed where it is"
+            ),
             Some(Err(why)) => format!("{side}; {why}"),
             None => side,
         }
@@ -1082,11 +1339,12 @@ at-most = 0
         assert_eq!(o.word(), "refuted");
         let fast = claims.get("fix-fast").unwrap().check(&rec);
         assert_eq!(fast.verdict, Verdict::Refuted);
-        // The fix is lowest in four repetitions of five: an every-repetition claim is not shown.
+        // The fix is lowest in four repetitions of five: a claim about every repetition that one
+        // repetition contradicts is refuted.
         let lowest = claims.get("fix-lowest").unwrap().check(&rec);
         assert_eq!(
             (lowest.verdict.clone(), lowest.held_in),
-            (Verdict::NotShown, 4)
+            (Verdict::Refuted, 4)
         );
         let each = claims.get("fix-under-1ms-everywhere").unwrap().check(&rec);
         assert_eq!((each.verdict.clone(), each.held_in), (Verdict::Refuted, 0));

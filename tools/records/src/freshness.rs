@@ -120,16 +120,22 @@ pub fn stale_advice(chapter: &str, changed: &[String]) -> String {
     format!("{what}; rerun `cargo run -p {chapter} -- --save`{undo}")
 }
 
-/// The paths, relative to `root`, whose uncommitted changes make a run of `chapter` dirty.
+/// The paths, relative to `root`, whose uncommitted changes make a run of `chapter` dirty: the
+/// files [`inputs`] hashes, and no others (a listing's claims or tests shape no run).
 pub fn shaping_paths(root: &Path, chapter: &str) -> Vec<String> {
-    let mut paths: Vec<String> = crate_dirs(root, chapter)
-        .unwrap_or_else(|_| vec![root.join("listings").join(chapter)])
-        .iter()
-        .map(|d| relative(root, d))
-        .collect();
+    let dirs =
+        crate_dirs(root, chapter).unwrap_or_else(|_| vec![root.join("listings").join(chapter)]);
+    let mut paths = Vec::new();
+    for dir in dirs {
+        let dir = relative(root, &dir);
+        paths.extend(CRATE_FILES.iter().map(|f| format!("{dir}/{f}")));
+    }
     paths.extend(["Cargo.toml", LOCK, TOOLCHAIN].map(String::from));
     paths
 }
+
+/// What of a crate shapes what it compiles to: its manifest, build script and sources.
+const CRATE_FILES: [&str; 5] = ["Cargo.toml", "build.rs", "src", "examples", "benches"];
 
 /// The folders of the workspace crates `chapter` builds: the listing itself, then every other
 /// workspace package in its dependency graph but the judging crate.
@@ -160,13 +166,13 @@ fn crate_dirs(root: &Path, chapter: &str) -> io::Result<Vec<PathBuf>> {
 /// The files of a crate that shape what it compiles to.
 fn hash_crate(dir: &Path) -> io::Result<String> {
     let mut files = Vec::new();
-    for f in ["Cargo.toml", "build.rs"] {
-        if dir.join(f).is_file() {
-            files.push(dir.join(f));
+    for f in CRATE_FILES {
+        let path = dir.join(f);
+        if path.is_file() {
+            files.push(path);
+        } else {
+            collect_files(&path, &mut files)?;
         }
-    }
-    for sub in ["src", "examples", "benches"] {
-        collect_files(&dir.join(sub), &mut files)?;
     }
     files.sort();
     let mut h = Sha256::new();
@@ -498,16 +504,19 @@ source = "registry+https://github.com/rust-lang/crates.io-index"
     #[test]
     fn the_dirty_mark_covers_the_same_paths() {
         let ws = workspace();
-        assert_eq!(
-            shaping_paths(ws.path(), "ch99-demo"),
-            [
-                "listings/ch99-demo",
-                "tools/measure",
-                "Cargo.toml",
-                LOCK,
-                TOOLCHAIN
-            ]
+        let paths = shaping_paths(ws.path(), "ch99-demo");
+        assert_eq!(paths.len(), 2 * CRATE_FILES.len() + 3);
+        assert!(
+            paths.contains(&"listings/ch99-demo/src".to_string()),
+            "{paths:?}"
         );
+        assert!(
+            paths.contains(&"tools/measure/build.rs".to_string()),
+            "{paths:?}"
+        );
+        let shapes_nothing = |p: &String| p.contains("claims.toml") || p.contains("tests");
+        assert!(!paths.iter().any(shapes_nothing), "{paths:?}");
+        assert_eq!(paths[paths.len() - 3..], ["Cargo.toml", LOCK, TOOLCHAIN]);
     }
 
     #[test]

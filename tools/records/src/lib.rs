@@ -9,7 +9,6 @@
 //! changing this crate makes no record stale (see [`freshness`]).
 
 pub mod claims;
-pub mod fixtures;
 pub mod format;
 pub mod freshness;
 pub mod history;

@@ -63,10 +63,7 @@ pub fn median(figures: &[f64]) -> Option<f64> {
 pub fn median_interval(figures: &[f64]) -> Option<Interval> {
     let s = sorted(figures)?;
     let n = s.len();
-    // The largest k whose interval [x(k), x(n+1-k)] still has the coverage.
-    let k = (1..=n.div_ceil(2))
-        .take_while(|&k| coverage(n, k) >= CONFIDENCE)
-        .last()?;
+    let k = interval_rank(n)?;
     Some(Interval {
         lo: s[k - 1],
         hi: s[n - k],
@@ -86,6 +83,14 @@ pub fn range(figures: &[f64]) -> Option<Interval> {
         n,
         coverage: coverage(n, 1),
     })
+}
+
+/// The rank k of the interval [x(k), x(n+1-k)] for `n` repetitions: the largest whose coverage is
+/// still at least [`CONFIDENCE`], so that the interval is the narrowest that has it.
+pub fn interval_rank(n: usize) -> Option<usize> {
+    (1..=n.div_ceil(2))
+        .take_while(|&k| coverage(n, k) >= CONFIDENCE)
+        .last()
 }
 
 /// P(x(k) ≤ median ≤ x(n+1-k)) = 1 − 2·P(Binomial(n, ½) ≤ k − 1).
@@ -166,10 +171,12 @@ fn share(distance: f64, bound: f64) -> Option<f64> {
     (bound != 0.0).then(|| distance / bound.abs())
 }
 
-/// How many repetitions would likely decide a claim that this run did not show, from the spread
-/// its figures had: the median's interval narrows as 1/√n, and is about 1.2533 · z · σ / √n wide
-/// on each side for figures of standard deviation σ (z = 1.645 at 90 %). `Err` says why no number
-/// can be given.
+/// How many repetitions would decide a claim that this run did not show, if its median stayed
+/// where it is: an order-statistics interval narrows about as 1/√n, so the interval's half-width
+/// on the bound's side, h, shrinks below the median's distance to the bound, d, at about
+/// n · (h / d)² repetitions (with fewer than [`MIN_REPETITIONS`], the range stands in for the
+/// interval). An estimate, not a promise: the median moves too. `Err` says why no number can be
+/// given.
 pub fn repetitions_to_decide(figures: &[f64], limits: &Limits) -> Result<usize, String> {
     let n = figures.len();
     if n < 2 {
@@ -177,14 +184,17 @@ pub fn repetitions_to_decide(figures: &[f64], limits: &Limits) -> Result<usize, 
             "{n} repetition has no spread to judge by: run at least {MIN_REPETITIONS}"
         ));
     }
-    let (Some(m), Some(mean)) = (median(figures), mean(figures)) else {
+    let (Some(m), Some(i)) = (
+        median(figures),
+        median_interval(figures).or_else(|| range(figures)),
+    ) else {
         return Err("a figure is not a number".into());
     };
-    let sd = (figures.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt();
     let Some(bound) = limits.nearest(m) else {
         return Err("no bound".into());
     };
     let distance = (m - bound).abs();
+    let half_width = if bound < m { m - i.lo } else { i.hi - m };
     let too_close = || {
         format!(
             "more than {MOST_REPETITIONS_WORTH_SUGGESTING}: the median sits closer to its bound than this run's spread can resolve; redesign the experiment or restate the claim"
@@ -193,17 +203,12 @@ pub fn repetitions_to_decide(figures: &[f64], limits: &Limits) -> Result<usize, 
     if distance == 0.0 {
         return Err(too_close());
     }
-    let z = 1.645;
-    let needed = (1.2533 * z * sd / distance).powi(2).ceil() as usize;
+    let needed = (n as f64 * (half_width / distance).powi(2)).ceil() as usize;
     let needed = needed.max(MIN_REPETITIONS).max(n + 1);
     if needed > MOST_REPETITIONS_WORTH_SUGGESTING {
         return Err(too_close());
     }
     Ok(needed)
-}
-
-fn mean(figures: &[f64]) -> Option<f64> {
-    (!figures.is_empty()).then(|| figures.iter().sum::<f64>() / figures.len() as f64)
 }
 
 #[cfg(test)]
@@ -297,12 +302,12 @@ mod tests {
             at_least: Some(1.0),
             at_most: None,
         };
-        // Median 1.2, standard deviation about 0.16: (1.2533 · 1.645 · 0.158 / 0.2)² ≈ 2.7 → 6.
+        // Median 1.2, the interval (the range of five) reaches 1.0: 5 · (0.2 / 0.2)² = 5, so 6.
         let near = [1.0, 1.1, 1.2, 1.3, 1.4];
         assert_eq!(repetitions_to_decide(&near, &limits), Ok(6));
-        // The same spread around 1.05: about 43.
+        // The same spread around 1.05: 5 · (0.2 / 0.05)² = 80.
         let nearer = [0.85, 0.95, 1.05, 1.15, 1.25];
-        assert_eq!(repetitions_to_decide(&nearer, &limits), Ok(43));
+        assert_eq!(repetitions_to_decide(&nearer, &limits), Ok(80));
         let on_it = [0.8, 0.9, 1.0, 1.1, 1.2];
         assert!(
             repetitions_to_decide(&on_it, &limits)

@@ -1,5 +1,6 @@
 //! Records on which a claim fails, made from one on which it holds, for the chapters' claims
-//! tests (`listings/*/tests/claims.rs`): a claim that no record can refute says nothing.
+//! tests (`listings/*/tests/claims.rs`, as `measure::claims::fixtures`): a claim that no record
+//! can refute says nothing.
 //!
 //! [`refuted`] moves one cell's value in every repetition until the claim's figure lies past its
 //! bound there; [`not_shown`] does the same in as few repetitions as it takes for the verdict's
@@ -17,22 +18,36 @@ pub fn refuted(claim: &Claim, rec: &Record) -> Result<Record, String> {
 }
 
 /// `rec` with the claim's figure moved past its bound in just enough repetitions that the
-/// interval its verdict is judged on crosses the bound: one for an invariant or an
-/// every-repetition claim, else as many as the interval leaves out at each end, plus one.
+/// interval its verdict is judged on crosses the bound: one for an invariant (which it breaks),
+/// else as many as the interval leaves out at each end, plus one. A claim about every repetition
+/// is not shown only on a run too short to judge: the record cut to four repetitions.
 pub fn not_shown(claim: &Claim, rec: &Record) -> Result<Record, String> {
     let n = repetitions(claim, rec)?;
-    let k = if claim.every_repetition {
+    // A claim about every repetition cannot be left not shown by a repetition that misses (that
+    // refutes it): only a run too short to judge leaves it not shown.
+    if claim.every_repetition && claim.kind == crate::claims::Kind::Conclusion {
+        let mut short = rec.clone();
+        let keep = (verdict::MIN_REPETITIONS - 1).min(n);
+        short.reps = keep as u32;
+        short.experiment_reps.clear();
+        for s in &mut short.series {
+            s.values.truncate(keep);
+            if let Some(sum) = Summary::of(&s.values) {
+                (s.median, s.min, s.max) = (sum.median, sum.min, sum.max);
+            }
+        }
+        return Ok(short);
+    }
+    // An invariant breaks on one repetition; a conclusion's interval leaves out k − 1 at each end.
+    let k = if claim.is_invariant() {
         1
     } else {
-        (1..=n.div_ceil(2))
-            .take_while(|&k| verdict::coverage(n, k) >= verdict::CONFIDENCE)
-            .last()
-            .ok_or_else(|| {
-                format!(
-                    "{n} repetitions give no interval: make the record with at least {}",
-                    verdict::MIN_REPETITIONS
-                )
-            })?
+        verdict::interval_rank(n).ok_or_else(|| {
+            format!(
+                "{n} repetitions give no interval: make the record with at least {}",
+                verdict::MIN_REPETITIONS
+            )
+        })?
     };
     push_past(claim, rec, &(0..k).collect::<Vec<_>>())
 }
@@ -70,24 +85,44 @@ fn push_past(claim: &Claim, rec: &Record, reps: &[usize]) -> Result<Record, Stri
         })
         .collect::<Result<_, String>>()?;
     // One repetition alone, as the claim reads it: the figure with cell `at` replaced by `x`.
-    let breaks = |rec: &Record, rep: usize, at: usize, x: f64| {
+    // Which side of its bound a repetition's figure lands on with cell `at` replaced by `x`:
+    // `Some(true)` above the upper bound, `Some(false)` below the lower, `None` within.
+    let lands = |rec: &Record, rep: usize, at: usize, x: f64| {
         let mut trial = rec.clone();
         trial.series[at].values[rep] = x;
-        let one = one_repetition(&trial, rep);
-        let o = claim.check(&one);
-        o.figures.first().is_some_and(|f| !limits.holds(*f))
+        let f = *claim.check(&one_repetition(&trial, rep)).figures.first()?;
+        if limits.at_most.is_some_and(|b| f > b) {
+            Some(true)
+        } else if limits.at_least.is_some_and(|b| f < b) {
+            Some(false)
+        } else {
+            None
+        }
     };
+    // Every repetition crosses the same side of a two-sided bound as the first one did, and the
+    // change that moved the first is tried first in the others.
+    let mut preferred: Option<(usize, Change)> = None;
+    let mut side: Option<bool> = None;
     for &rep in reps {
+        let tries = preferred.into_iter().chain(
+            CHANGES
+                .iter()
+                .flat_map(|&c| cells.iter().map(move |&(_, index)| (index, c))),
+        );
         let mut done = false;
-        'search: for change in CHANGES {
-            for &(_, index) in &cells {
-                let v = out.series[index].values[rep];
-                let x = change.apply(v);
-                if x != v && breaks(&out, rep, index, x) {
-                    out.series[index].values[rep] = x;
-                    done = true;
-                    break 'search;
-                }
+        for (index, change) in tries {
+            let v = out.series[index].values[rep];
+            let x = change.apply(v);
+            let landed = if x == v {
+                None
+            } else {
+                lands(&out, rep, index, x)
+            };
+            if landed.is_some() && side.is_none_or(|s| Some(s) == landed) {
+                out.series[index].values[rep] = x;
+                (preferred, side) = (Some((index, change)), landed);
+                done = true;
+                break;
             }
         }
         if !done {
