@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs a command beside a busy neighbour: one process spinning on one CPU for as long as the
+# Runs a command beside a busy neighbour: one process spinning, unpinned, for as long as the
 # command runs, as another tenant's job would on a shared machine. The book's claims are checked
 # on the records this leaves (`cargo run -p book -- check`), to see which conclusions survive.
 #

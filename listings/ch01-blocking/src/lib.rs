@@ -119,7 +119,8 @@ pub async fn heavy_rayon_lane(lane: &rayon::ThreadPool, rounds: u64, seed: u64) 
 /// A server's accept loop: requests arrive on a channel, as connections arrive on a listener,
 /// and each is spawned from a task on a worker, into that worker's LIFO slot (`schedule_local`
 /// in the multi-thread scheduler) rather than the injection queue a thread outside the runtime
-/// spawns into. The loop returns `Pending` right after, so the worker runs the new task next.
+/// spawns into. While requests are queued, `recv()` is ready at once, so one poll spawns
+/// several: each takes the LIFO slot and pushes the one before it to the local queue.
 pub async fn accept_loop<R>(mut incoming: mpsc::UnboundedReceiver<R>) -> Vec<JoinHandle<R::Output>>
 where
     R: Future + Send + 'static,

@@ -314,9 +314,9 @@ impl PackedCounters {
 
 // ANCHOR: timed_lock
 /// Spot it: time how long an acquisition waits, so a contended lock shows up as a histogram of
-/// acquire times instead of as mysteriously idle CPUs. The wait is recorded after the guard is
-/// dropped, so the recording does not lengthen the critical section; time one acquisition in
-/// several, and the clock reads cost little.
+/// acquire times instead of as mysteriously idle CPUs. One clock read falls inside the critical
+/// section (the wait ends when the lock is held); the histogram insert waits until the guard is
+/// dropped. Time one acquisition in several, and the clock reads cost little.
 pub fn count_timed(counters: &ShardedCounters, key: u64, waited: &mut impl FnMut(Duration)) {
     let asked = Instant::now();
     let mut shard = counters.shard(key).lock().expect("not poisoned");

@@ -174,7 +174,7 @@ fn which_mutex(p: &Params, workers: u32, lock: Lock) -> Result<Measurement, Stri
                     tokio_map.clone(),
                     atomics.clone(),
                 );
-                tokio::spawn(async move {
+                tokio::spawn(CountPolls::new(async move {
                     match lock {
                         Lock::Std => (0..n).for_each(|i| count_std(&s, key(t, i))),
                         Lock::ParkingLot => (0..n).for_each(|i| count_parking_lot(&pl, key(t, i))),
@@ -190,14 +190,16 @@ fn which_mutex(p: &Params, workers: u32, lock: Lock) -> Result<Measurement, Stri
                         }
                         Lock::Atomic => (0..n).for_each(|_| count_atomic(&at[t as usize].0)),
                     }
-                })
+                }))
             })
             .collect();
+        let mut polls = 0;
         for h in handles {
-            h.await.map_err(|e| format!("a task failed: {e}"))?;
+            polls += h.await.map_err(|e| format!("a task failed: {e}"))?;
         }
-        Ok::<_, String>(start.elapsed())
+        Ok::<_, String>((start.elapsed(), polls))
     })?;
+    let (wall, polls) = wall;
     let total = match lock {
         Lock::Std => std_map.lock().expect("not poisoned").values().sum::<u64>(),
         Lock::ParkingLot => pl_map.lock().values().sum(),
@@ -217,7 +219,36 @@ fn which_mutex(p: &Params, workers: u32, lock: Lock) -> Result<Measurement, Stri
         "ns",
         wall.as_nanos() as f64 / expected as f64,
     );
+    // How many updates a task made per poll: the budget's convoy shows as one.
+    m.push("updates_per_poll", "count", expected as f64 / polls as f64);
     Ok(m)
+}
+
+/// Counts how often a task was polled, and returns the count with its completion.
+struct CountPolls<F> {
+    inner: std::pin::Pin<Box<F>>,
+    polls: u64,
+}
+
+impl<F: Future<Output = ()>> CountPolls<F> {
+    fn new(inner: F) -> Self {
+        CountPolls {
+            inner: Box::pin(inner),
+            polls: 0,
+        }
+    }
+}
+
+impl<F: Future<Output = ()>> Future for CountPolls<F> {
+    type Output = u64;
+
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<u64> {
+        self.polls += 1;
+        self.inner.as_mut().poll(cx).map(|()| self.polls)
+    }
 }
 
 /// A counter on its own cache line, so uncontended atomics do not share one.

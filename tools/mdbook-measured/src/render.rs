@@ -24,6 +24,7 @@ pub fn render(data: &Data, d: &Directive) -> Result<String, String> {
             Ok(provenance(data, &r.record, &r.machine))
         }
         "versions" => versions(data, d),
+        "version" => version(data, d),
         "claim" => claim(data, d),
         "ref" => {
             d.check_keys(&["id"])?;
@@ -48,7 +49,7 @@ pub fn render(data: &Data, d: &Directive) -> Result<String, String> {
         "verdicts" => verdicts(data, d),
         "coverage" => coverage(d),
         other => Err(format!(
-            "unknown kind `{other}` (table, chart, value, ratio, claim, param, machine, machines, class, minutes, runtime, hints, schedule, history, verdicts, coverage, provenance, versions)"
+            "unknown kind `{other}` (table, chart, value, ratio, claim, param, machine, machines, class, minutes, runtime, hints, schedule, history, verdicts, coverage, provenance, versions, version)"
         )),
     }
 }
@@ -477,6 +478,22 @@ fn param(data: &Data, d: &Directive) -> Result<String, String> {
         format!("no parameter `{name}`; available: {}", list(&keys))
     })?;
     show_setting(v, d)
+}
+
+/// The version of a crate the record's run was built with (`crate=tokio`): the prose names the
+/// version its mechanism sentences were read from, and a rerun with other crates changes it.
+fn version(data: &Data, d: &Directive) -> Result<String, String> {
+    d.check_keys(&["record", "machine", "crate"])?;
+    let r = data.resolve_record_only(d)?;
+    let name = d.get("crate").ok_or("missing crate=NAME")?;
+    let v = r.record.build.crates.get(name).ok_or_else(|| {
+        let keys: Vec<String> = r.record.build.crates.keys().cloned().collect();
+        format!(
+            "the record was not built with `{name}`; it lists {}",
+            list(&keys)
+        )
+    })?;
+    Ok(esc(v))
 }
 
 /// A value the run measured on its machine before the experiments (`h.derived`): a calibration,

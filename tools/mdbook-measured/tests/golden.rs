@@ -52,6 +52,12 @@ fn errors_name_the_directive_and_what_is_available() {
         "{e}"
     );
 
+    let e = error_of("{{#measure version record=ch99-demo crate=rayon}}");
+    assert!(
+        e.contains("not built with `rayon`") && e.contains("tokio"),
+        "{e}"
+    );
+
     let e = error_of("{{#measure value record=ch99-demo case=1 metric=p99}}");
     assert!(
         e.contains("which variant?") && e.contains("inline, fix"),
