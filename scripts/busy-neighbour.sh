@@ -9,5 +9,5 @@ set -uo pipefail
 ( while :; do :; done ) &
 neighbour=$!
 trap 'kill "$neighbour" 2>/dev/null; wait "$neighbour" 2>/dev/null' EXIT
-echo "busy neighbour: pid $neighbour spinning on one CPU" >&2
+echo "busy neighbour: pid $neighbour spinning (unpinned)" >&2
 "$@"

@@ -21,7 +21,7 @@ pub fn render(data: &Data, d: &Directive) -> Result<String, String> {
         "provenance" => {
             d.check_keys(&["record", "machine"])?;
             let r = data.resolve_record_only(d)?;
-            Ok(provenance(data, &r.record, &r.machine))
+            Ok(provenance(data, &r.record, &r.machine, r.record.reps))
         }
         "versions" => versions(data, d),
         "version" => version(data, d),
@@ -174,7 +174,7 @@ fn table(data: &Data, d: &Directive) -> Result<String, String> {
     // The wrapper scrolls sideways on a phone rather than cut the table off.
     Ok(format!(
         "<div class=\"measure-table\">{html}</div>\n{}\n",
-        provenance(data, &r.record, &r.machine)
+        provenance(data, &r.record, &r.machine, r.record.reps_of(&r.experiment))
     ))
 }
 
@@ -430,7 +430,7 @@ fn chart(data: &Data, d: &Directive) -> Result<String, String> {
     Ok(format!(
         "<figure class=\"measure-figure\"{id_attr}>{svg}<figcaption>{}</figcaption></figure>\n{numbers}{}\n",
         esc(&shown),
-        provenance(data, &r.record, &r.machine)
+        provenance(data, &r.record, &r.machine, r.record.reps_of(&r.experiment))
     ))
 }
 
@@ -583,7 +583,9 @@ fn machine_summary(rec: &Record) -> String {
 
 /// The line under every table: where, how often, when, from which commit, how noisy; the rest
 /// (CPU, versions, seed, load) one click away.
-pub fn provenance(data: &Data, rec: &Record, machine: &str) -> String {
+/// `reps`: the repetitions of the experiment the table or chart shows (experiments may run more
+/// than the record's default).
+pub fn provenance(data: &Data, rec: &Record, machine: &str, reps: u32) -> String {
     if let Some(src) = &rec.source {
         return format!(
             "<details class=\"provenance\"><summary>Published figures: {}</summary><p>{}. Setup: {}.</p></details>",
@@ -625,7 +627,7 @@ pub fn provenance(data: &Data, rec: &Record, machine: &str) -> String {
     format!(
         "<details class=\"provenance\"><summary>Measured on <code>{}</code> · {} repetitions · {} · commit <code>{}</code>{noise_short}{stale}</summary><p>{}; {}, {}; median with min–max over repetitions, variants interleaved (order seed {}); load average {:.2} before, {:.2} after.{noise_long}</p></details>",
         esc(machine),
-        rec.reps,
+        reps,
         esc(rec.created.get(..10).unwrap_or(&rec.created)),
         esc(&rec.build.commit),
         machine_summary(rec),
