@@ -6,7 +6,6 @@
 //! (`measure::claims::fixtures`). The measured records are checked by `cargo run -p book -- check`.
 
 use measure::Claims;
-use measure::claims::Verdict;
 use measure::claims::fixtures;
 use measure::record::{Record, SketchCell};
 
@@ -53,38 +52,15 @@ fn shaped_like_the_books() -> Record {
 
 #[test]
 fn every_claim_holds_on_a_record_shaped_like_the_books() {
-    let rec = shaped_like_the_books();
-    for c in &claims().claims {
-        let o = c.check(&rec);
-        assert_eq!(o.verdict, Verdict::Held, "{}: {}", c.id, o.summary());
-    }
+    fixtures::assert_every_claim_held(&claims(), &shaped_like_the_books());
 }
 
 #[test]
 fn every_conclusion_can_be_refuted_and_left_not_shown() {
-    let rec = shaped_like_the_books();
-    for c in claims().conclusions() {
-        let refuted = fixtures::refuted(c, &rec).unwrap();
-        let o = c.check(&refuted);
-        assert_eq!(o.verdict, Verdict::Refuted, "{}: {}", c.id, o.summary());
-        let not_shown = fixtures::not_shown(c, &rec).unwrap();
-        let o = c.check(&not_shown);
-        assert_eq!(o.verdict, Verdict::NotShown, "{}: {}", c.id, o.summary());
-    }
+    fixtures::assert_every_conclusion_can_fail(&claims(), &shaped_like_the_books());
 }
 
 #[test]
 fn every_invariant_breaks_on_one_bad_repetition() {
-    let rec = shaped_like_the_books();
-    for c in claims().invariants() {
-        let broken = fixtures::not_shown(c, &rec).unwrap();
-        let o = c.check(&broken);
-        assert_eq!(
-            (o.verdict.clone(), o.word()),
-            (Verdict::Refuted, "broken"),
-            "{}: {}",
-            c.id,
-            o.summary()
-        );
-    }
+    fixtures::assert_every_invariant_breaks(&claims(), &shaped_like_the_books());
 }

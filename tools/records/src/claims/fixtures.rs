@@ -194,6 +194,45 @@ const CHANGES: [Change; 22] = [
     Change::To(-1.0),
 ];
 
+/// A chapter's claims test, part one: on a record shaped like the book's, every claim is held.
+pub fn assert_every_claim_held(claims: &crate::claims::Claims, rec: &Record) {
+    for c in &claims.claims {
+        let o = c.check(rec);
+        assert_eq!(
+            o.verdict,
+            crate::claims::Verdict::Held,
+            "{}: {}",
+            c.id,
+            o.summary()
+        );
+    }
+}
+
+/// Part two: every conclusion can be refuted, and left not shown, by moving its figures.
+pub fn assert_every_conclusion_can_fail(claims: &crate::claims::Claims, rec: &Record) {
+    use crate::claims::Verdict;
+    for c in claims.conclusions() {
+        let o = c.check(&refuted(c, rec).unwrap());
+        assert_eq!(o.verdict, Verdict::Refuted, "{}: {}", c.id, o.summary());
+        let o = c.check(&not_shown(c, rec).unwrap());
+        assert_eq!(o.verdict, Verdict::NotShown, "{}: {}", c.id, o.summary());
+    }
+}
+
+/// Part three: every invariant breaks on one bad repetition.
+pub fn assert_every_invariant_breaks(claims: &crate::claims::Claims, rec: &Record) {
+    for c in claims.invariants() {
+        let o = c.check(&not_shown(c, rec).unwrap());
+        assert_eq!(
+            (o.verdict.clone(), o.word()),
+            (crate::claims::Verdict::Refuted, "broken"),
+            "{}: {}",
+            c.id,
+            o.summary()
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
