@@ -18,6 +18,7 @@ pub fn render(data: &Data, d: &Directive) -> Result<String, String> {
         "param" => param(data, d),
         "derived" => derived(data, d),
         "machine" => machine(data, d),
+        "topology" => topology(data, d),
         "provenance" => {
             d.check_keys(&["record", "machine"])?;
             let r = data.resolve_record_only(d)?;
@@ -49,7 +50,7 @@ pub fn render(data: &Data, d: &Directive) -> Result<String, String> {
         "verdicts" => verdicts(data, d),
         "coverage" => coverage(d),
         other => Err(format!(
-            "unknown kind `{other}` (table, chart, value, ratio, claim, param, machine, machines, class, minutes, runtime, hints, schedule, history, verdicts, coverage, provenance, versions, version)"
+            "unknown kind `{other}` (table, chart, value, ratio, claim, param, machine, topology, machines, class, minutes, runtime, hints, schedule, history, verdicts, coverage, provenance, versions, version)"
         )),
     }
 }
@@ -563,6 +564,61 @@ fn machine(data: &Data, d: &Directive) -> Result<String, String> {
         "name" => esc(&m.name),
         other => return Err(format!("field=`{other}`: use summary, cpu, cores or name")),
     })
+}
+
+/// The rows of `data/NAME/machine.toml` (written by `scripts/machine-info.sh`), in this order.
+const TOPOLOGY: [(&str, &str); 14] = [
+    ("cpu_model", "CPU model"),
+    ("vendor", "vendor"),
+    ("family_model", "family and model"),
+    ("cpus", "CPUs"),
+    ("topology", "topology"),
+    ("thread_siblings", "thread siblings"),
+    ("caches", "caches"),
+    ("hypervisor", "hypervisor"),
+    ("clocksource", "clock source"),
+    ("kernel", "kernel"),
+    ("scheduler_tick", "scheduler tick"),
+    ("glibc", "C library"),
+    ("mimalloc", "mimalloc"),
+    ("recorded", "recorded"),
+];
+
+/// What in a machine shapes its results, from `data/NAME/machine.toml`, as a two-column table.
+fn topology(data: &Data, d: &Directive) -> Result<String, String> {
+    d.check_keys(&["machine"])?;
+    let machine = d.get("machine").unwrap_or(data.reference());
+    let path = data.root().join("data").join(machine).join("machine.toml");
+    let text = std::fs::read_to_string(&path).map_err(|e| {
+        format!(
+            "data/{machine}/machine.toml: {e} (write it on that machine with scripts/machine-info.sh {machine})"
+        )
+    })?;
+    let table: toml::Table = text
+        .parse()
+        .map_err(|e| format!("data/{machine}/machine.toml: {e}"))?;
+    if let Some(unknown) = table.keys().find(|k| !TOPOLOGY.iter().any(|(key, _)| key == k)) {
+        return Err(format!(
+            "data/{machine}/machine.toml: unknown key `{unknown}` (scripts/machine-info.sh writes {})",
+            list(&TOPOLOGY.map(|(k, _)| k.to_string()))
+        ));
+    }
+    let mut html = format!(
+        "<table class=\"measure topology\"><thead><tr><th colspan=\"2\">{}</th></tr></thead><tbody>",
+        esc(machine)
+    );
+    for (key, label) in TOPOLOGY {
+        let value = table.get(key).and_then(|v| v.as_str()).ok_or_else(|| {
+            format!("data/{machine}/machine.toml: `{key}` is missing or not a string")
+        })?;
+        html.push_str(&format!(
+            "<tr><td>{}</td><td>{}</td></tr>",
+            esc(label),
+            esc(value)
+        ));
+    }
+    html.push_str("</tbody></table>\n");
+    Ok(html)
 }
 
 fn machine_summary(rec: &Record) -> String {
@@ -1097,8 +1153,11 @@ fn class(data: &Data, d: &Directive) -> Result<String, String> {
         // Per machine: conclusions held, not shown, refuted; invariants held.
         let mut counts = vec![[0usize; 4]; present.len()];
         for claim in &claims.claims {
+            let depends = claim.depends_on.as_ref().map_or(String::new(), |d| {
+                format!("<br><span class=\"depends\">depends on {}</span>", esc(d))
+            });
             html.push_str(&format!(
-                "<tr><td title=\"{}\"><code>{}</code>{}</td>",
+                "<tr><td title=\"{}\"><code>{}</code>{}{}</td>",
                 esc(&claim.says),
                 esc(&claim.id),
                 if claim.is_invariant() {
@@ -1107,7 +1166,8 @@ fn class(data: &Data, d: &Directive) -> Result<String, String> {
                     " (quiet)"
                 } else {
                     ""
-                }
+                },
+                depends
             ));
             for (k, (_, rec)) in present.iter().enumerate() {
                 if let Ok(rec) = rec {

@@ -64,6 +64,15 @@ fn errors_name_the_directive_and_what_is_available() {
         "{e}"
     );
 
+    let e = error_of("{{#measure topology machine=old-machine}}");
+    assert!(
+        e.contains("data/old-machine/machine.toml")
+            && e.contains("scripts/machine-info.sh old-machine"),
+        "{e}"
+    );
+    let e = error_of("{{#measure topology machine=reader-machine}}");
+    assert!(e.contains("unknown key `colour`"), "{e}");
+
     let e = error_of("{{#measure histogram record=ch99-demo}}");
     assert!(e.contains("unknown kind `histogram`"), "{e}");
 

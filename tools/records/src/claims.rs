@@ -94,6 +94,9 @@ pub struct Claim {
     pub kind: Kind,
     /// When the claim was written, if it says (`added`).
     pub added: Option<String>,
+    /// What in the machine the conclusion depends on, from its mechanism (`depends-on`): shown
+    /// beside it on the Machines page, where other machines' verdicts are.
+    pub depends_on: Option<String>,
     /// Earlier versions of this claim, oldest first.
     pub history: Vec<Change>,
 }
@@ -167,6 +170,8 @@ pub(crate) struct RawClaim {
     /// When the claim was written ("2026-12-01T11:35Z"): the book's machine must judge it on a
     /// record made after that (as it must a restated claim after its newest history entry).
     pub(crate) added: Option<String>,
+    /// What in the machine it depends on ("two CPUs that run two threads at once").
+    pub(crate) depends_on: Option<String>,
     #[serde(default)]
     pub(crate) history: Vec<RawChange>,
 }
@@ -205,6 +210,7 @@ impl RawClaim {
             stat: self.stat.clone().or_else(|| owner.stat.clone()),
             quiet: self.quiet.or(owner.quiet),
             added: None,
+            depends_on: None,
             history: Vec::new(),
         }
     }
@@ -397,6 +403,15 @@ impl Claim {
         if let Some(t) = &raw.added {
             check_date(t).map_err(|e| format!("added: {e}"))?;
         }
+        match raw.depends_on.as_deref() {
+            Some(_) if kind == Kind::Invariant => {
+                return Err("an invariant holds on any machine: leave out `depends-on`".into());
+            }
+            Some(d) if d.trim().is_empty() => {
+                return Err("`depends-on` says what in the machine, or is left out".into());
+            }
+            _ => {}
+        }
         let mut claim = Claim {
             id,
             says,
@@ -405,6 +420,7 @@ impl Claim {
             quiet,
             kind,
             added: if is_was { None } else { raw.added.clone() },
+            depends_on: if is_was { None } else { raw.depends_on.clone() },
             history: Vec::new(),
         };
         for change in raw.history {
@@ -1070,12 +1086,17 @@ impl Outcome {
         }
     }
 
-    /// "1.60–3.44× over 5 repetitions", "in its one repetition", "0 in each of 5 repetitions".
+    /// "1.60–3.44× over 5 repetitions", "in its one repetition", "0 in each of 5 repetitions"
+    /// (only where every repetition gave that figure, not merely both ends of the interval).
     pub fn interval_text(&self) -> String {
         let n = self.figures.len();
+        let all_alike = self.figures.windows(2).all(|w| w[0] == w[1]);
         match &self.interval {
             _ if n == 1 => "in its one repetition".into(),
-            Some((lo, hi, _)) if lo == hi => format!("{lo} in each of {n} repetitions"),
+            Some((lo, hi, _)) if lo == hi && all_alike => {
+                format!("{lo} in each of {n} repetitions")
+            }
+            Some((lo, hi, _)) if lo == hi => format!("interval {lo} to {hi} over {n} repetitions"),
             Some((lo, hi, _)) => format!("{} over {n} repetitions", range_text(lo, hi)),
             None => format!("over {n} repetitions"),
         }
@@ -1444,6 +1465,10 @@ at-most = 0
         };
         assert!(invariant("quiet = true").contains("cannot be `quiet`"));
         assert!(invariant("stat = \"every-repetition\"").contains("leave out `stat`"));
+        assert!(invariant("depends-on = \"two CPUs\"").contains("leave out `depends-on`"));
+        assert!(bad("value = \"a/b/c/d\"\nat-most = 1\ndepends-on = \" \"").contains("what in the machine"));
+        let depends = Claims::parse("format = 2\n[[claim]]\nid = \"x\"\nsays = \"s\"\nvalue = \"a/b/c/d\"\nat-most = 1\ndepends-on = \"two CPUs\"\n").unwrap();
+        assert_eq!(depends.claims[0].depends_on.as_deref(), Some("two CPUs"));
         let twice = "[[claim]]\nid = \"x\"\nsays = \"s\"\nvalue = \"a/b/c/d\"\nat-most = 1\n";
         assert!(
             Claims::parse(&format!("format = 2\n{twice}{twice}"))
