@@ -27,8 +27,13 @@ done | sed 's/; $//')
 kconfig=$( (zcat /proc/config.gz 2>/dev/null || cat "/boot/config-$(uname -r)" 2>/dev/null) || true)
 hz=$(printf '%s\n' "$kconfig" | sed -n 's/^CONFIG_HZ=//p')
 preempt=$(printf '%s\n' "$kconfig" | sed -n 's/^CONFIG_\(PREEMPT_NONE\|PREEMPT_VOLUNTARY\|PREEMPT\|PREEMPT_DYNAMIC\)=y$/\1/p' | tr '\n' ' ' | sed 's/ $//')
+case " $preempt " in
+    *" PREEMPT_DYNAMIC "*) model="preemption chosen at boot (PREEMPT_DYNAMIC; built default: ${preempt%% *})" ;;
+    "  ") model="preemption model unknown" ;;
+    *) model="preemption: $preempt" ;;
+esac
 if [ -n "$hz" ]; then
-    tick="CONFIG_HZ=$hz (a tick of $((1000 / hz)) ms); ${preempt:-preemption model unknown}"
+    tick="CONFIG_HZ=$hz (a tick of $((1000 / hz)) ms); $model"
 else
     tick="unknown (no /proc/config.gz or /boot/config)"
 fi

@@ -1,10 +1,12 @@
 //! Chapter 1: blocking the runtime.
 //!
 //! A heavy request does tens of milliseconds of CPU work. Done inline in an async task it holds a
-//! Tokio worker for that long, and every task queued behind it waits. The three fixes move the
-//! work off the worker: to Tokio's blocking pool, to a thread that takes over the worker's queue,
-//! or to a dedicated Rayon pool (a compute lane).
+//! Tokio worker for that long, and every task queued behind it waits. Three fixes move the work
+//! off the worker: to Tokio's blocking pool, to a thread that takes over the worker's queue, or
+//! to a dedicated Rayon pool (a compute lane); a fourth keeps it on the worker in short chunks,
+//! yielding between them.
 
+use std::ops::Range;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
@@ -16,8 +18,12 @@ use tokio::time::Instant;
 /// Pure CPU work: `rounds` steps of a multiply-rotate chain. Returns a digest, so the compiler
 /// cannot skip the work and the caller can check it.
 pub fn burn(rounds: u64, seed: u64) -> u64 {
-    let mut x = seed;
-    for i in 0..rounds {
+    burn_steps(seed, 0..rounds)
+}
+
+/// The chain's `steps`, from state `x`: a job burnt in pieces gets `burn`'s digest.
+pub fn burn_steps(mut x: u64, steps: Range<u64>) -> u64 {
+    for i in steps {
         x = (x.rotate_left(5) ^ i).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     }
     std::hint::black_box(x)
@@ -42,7 +48,7 @@ impl BurnClock {
         }
     }
 
-    fn record(&self, wall: Duration, cpu: Duration) {
+    pub fn record(&self, wall: Duration, cpu: Duration) {
         self.wall_ns
             .fetch_add(wall.as_nanos() as u64, Ordering::Relaxed);
         self.cpu_ns
@@ -71,6 +77,48 @@ pub fn heavy_burn(rounds: u64, seed: u64) -> u64 {
     let cpu = measure::loadgen::thread_cpu_time().saturating_sub(cpu);
     HEAVY_BURNS.record(started.elapsed(), cpu);
     digest
+}
+
+/// A heavy job burnt a chunk at a time, its chunks' wall and CPU times summed and recorded as
+/// one burn when it ends.
+pub struct ChunkedBurn {
+    state: u64,
+    done: u64,
+    rounds: u64,
+    wall: Duration,
+    cpu: Duration,
+}
+
+impl ChunkedBurn {
+    pub fn new(rounds: u64, seed: u64) -> ChunkedBurn {
+        ChunkedBurn {
+            state: seed,
+            done: 0,
+            rounds,
+            wall: Duration::ZERO,
+            cpu: Duration::ZERO,
+        }
+    }
+
+    /// Burns up to `chunk` more rounds; true when the job is done.
+    pub fn step(&mut self, chunk: u64) -> bool {
+        let (started, cpu) = (
+            std::time::Instant::now(),
+            measure::loadgen::thread_cpu_time(),
+        );
+        let end = (self.done + chunk.max(1)).min(self.rounds);
+        self.state = burn_steps(self.state, self.done..end);
+        self.done = end;
+        self.cpu += measure::loadgen::thread_cpu_time().saturating_sub(cpu);
+        self.wall += started.elapsed();
+        self.done == self.rounds
+    }
+
+    /// The digest, once every chunk has run.
+    pub fn finish(self) -> u64 {
+        HEAVY_BURNS.record(self.wall, self.cpu);
+        self.state
+    }
 }
 
 // ANCHOR: light_request
@@ -104,6 +152,18 @@ pub async fn heavy_block_in_place(rounds: u64, seed: u64) -> u64 {
 }
 // ANCHOR_END: block_in_place
 
+// ANCHOR: yield_chunks
+/// Fix D: keep the work on the worker, but give the worker back after every chunk. `yield_now`
+/// hands the task's waker to the scheduler, which wakes it only once it has no other task ready.
+pub async fn heavy_yield_chunks(rounds: u64, chunk: u64, seed: u64) -> u64 {
+    let mut job = ChunkedBurn::new(rounds, seed);
+    while !job.step(chunk) {
+        tokio::task::yield_now().await;
+    }
+    job.finish()
+}
+// ANCHOR_END: yield_chunks
+
 // ANCHOR: rayon_lane
 /// Fix C: a compute lane. A Rayon pool of fixed size runs the work; the task awaits a oneshot.
 pub async fn heavy_rayon_lane(lane: &rayon::ThreadPool, rounds: u64, seed: u64) -> u64 {
@@ -114,6 +174,18 @@ pub async fn heavy_rayon_lane(lane: &rayon::ThreadPool, rounds: u64, seed: u64) 
     result.await.expect("the compute lane dropped the job")
 }
 // ANCHOR_END: rayon_lane
+
+// ANCHOR: wake_then_burn
+/// A handler that wakes the tasks waiting on `woken` (one send each), then burns on its worker.
+/// A task woken from a worker goes to that worker's LIFO slot, which other workers do not steal
+/// from; the one it displaces goes to the worker's queue, which they do.
+pub fn wake_then_burn(woken: &[mpsc::UnboundedSender<Instant>], rounds: u64, seed: u64) -> u64 {
+    for waiting in woken {
+        let _ = waiting.send(Instant::now());
+    }
+    burn(rounds, seed)
+}
+// ANCHOR_END: wake_then_burn
 
 // ANCHOR: accept_loop
 /// A server's accept loop: requests arrive on a channel, as connections arrive on a listener,
@@ -141,9 +213,11 @@ pub enum Variant {
     SpawnBlocking,
     BlockInPlace,
     RayonLane,
+    YieldChunks,
 }
 
 impl Variant {
+    /// The variants of the `blocking` experiment.
     pub const ALL: [Variant; 4] = [
         Variant::Inline,
         Variant::SpawnBlocking,
@@ -157,19 +231,24 @@ impl Variant {
             Variant::SpawnBlocking => "spawn_blocking",
             Variant::BlockInPlace => "block_in_place",
             Variant::RayonLane => "rayon_lane",
+            Variant::YieldChunks => "yield_chunks",
         }
     }
 
     pub fn from_name(name: &str) -> Option<Variant> {
-        Variant::ALL.into_iter().find(|v| v.name() == name)
+        (Variant::ALL.into_iter())
+            .chain([Variant::YieldChunks])
+            .find(|v| v.name() == name)
     }
 }
 
-/// Runs one heavy request the way `variant` says.
+/// Runs one heavy request the way `variant` says (`chunk`: the rounds `yield_chunks` burns
+/// between yields).
 pub async fn heavy_request(
     variant: Variant,
     lane: &rayon::ThreadPool,
     rounds: u64,
+    chunk: u64,
     seed: u64,
 ) -> u64 {
     match variant {
@@ -177,6 +256,7 @@ pub async fn heavy_request(
         Variant::SpawnBlocking => heavy_spawn_blocking(rounds, seed).await,
         Variant::BlockInPlace => heavy_block_in_place(rounds, seed).await,
         Variant::RayonLane => heavy_rayon_lane(lane, rounds, seed).await,
+        Variant::YieldChunks => heavy_yield_chunks(rounds, chunk, seed).await,
     }
 }
 
@@ -226,10 +306,14 @@ mod tests {
         let lane = lane();
         let want = burn(10_000, 3);
         HEAVY_BURNS.take();
-        for v in Variant::ALL {
-            let got = rt.block_on(heavy_request(v, &lane, 10_000, 3));
+        for v in Variant::ALL.into_iter().chain([Variant::YieldChunks]) {
+            let got = rt.block_on(heavy_request(v, &lane, 10_000, 333, 3));
             assert_eq!(got, want, "{v:?}");
             assert_eq!(Variant::from_name(v.name()), Some(v));
+        }
+        // A chunk longer than the job, or of zero rounds, still burns the whole job once.
+        for chunk in [0, 1, 10_000, 20_000] {
+            assert_eq!(rt.block_on(heavy_yield_chunks(10_000, chunk, 3)), want);
         }
         let (wall, cpu) = HEAVY_BURNS.take();
         assert!(

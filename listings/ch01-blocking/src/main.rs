@@ -2,12 +2,14 @@
 //! jobs arrive in bursts. `blocking` sweeps the burst size and compares where the heavy work
 //! runs; `heavy_cost` sweeps the heavy job's length at a burst as large as the worker count;
 //! `spawn_path` spawns the requests from inside the runtime, as a server's accept loop does;
-//! `generator` measures the load generator alone.
+//! `lifo` wakes tasks from a handler that then burns, on two workers; `generator` measures the
+//! load generator alone.
 //!
 //! `cargo run -p ch01-blocking -- --help` lists the flags.
 
 use ch01_blocking::{
     HEAVY_BURNS, Variant, accept_loop, burn, heavy_request, light_request, tick_lag_probe,
+    wake_then_burn,
 };
 use measure::loadgen::{Arrival, GeneratorReport, OpenLoop, fixed_rate, measure_alone};
 use measure::{Cell, Chapter, Checksum, Cli, Experiment, Harness, LatencyHistogram, Measurement};
@@ -42,6 +44,13 @@ struct Params {
     probe_period_ms: u64,
     slow_poll_threshold_ms: u64,
     generator_spin_us: u64,
+    /// `yield_chunks` yields after this much work: a few light requests' worth.
+    yield_chunk_us: u64,
+    /// `lifo`: workers (two, so that one is idle while the other burns), the burn after each
+    /// wake, and how many wakes per cell.
+    lifo_workers: u32,
+    lifo_burn_ms: f64,
+    lifo_rounds: u32,
 }
 
 impl Params {
@@ -78,6 +87,10 @@ impl Params {
             probe_period_ms: 10,
             slow_poll_threshold_ms: 1,
             generator_spin_us: 100,
+            yield_chunk_us: 100,
+            lifo_workers: 2,
+            lifo_burn_ms: 5.0,
+            lifo_rounds: if quick { 20 } else { 100 },
         }
     }
 }
@@ -248,6 +261,8 @@ struct Shared {
     lane: rayon::ThreadPool,
     light_rounds: u64,
     heavy_rounds: u64,
+    /// The rounds `yield_chunks` burns between two yields.
+    chunk_rounds: u64,
     /// Each light request's latency in ns, from its scheduled arrival.
     light_latency: Vec<AtomicU64>,
     light_sum: Checksum,
@@ -266,11 +281,71 @@ async fn serve(job: Job, scheduled: Instant, shared: Arc<Shared>) -> Done {
         }
         Job::Heavy(id) => {
             let s = &shared;
-            let digest = heavy_request(s.variant, &s.lane, s.heavy_rounds, id % HEAVY_SEEDS).await;
+            let (rounds, chunk) = (s.heavy_rounds, s.chunk_rounds);
+            let digest = heavy_request(s.variant, &s.lane, rounds, chunk, id % HEAVY_SEEDS).await;
             shared.heavy_sum.add(digest);
             Done::Heavy(scheduled.elapsed())
         }
     }
+}
+
+/// Experiment `lifo`: a handler on a worker wakes `woken` waiting tasks, then burns; each woken
+/// task reports how long after its wake it was first polled. Rounds are spaced so that every
+/// worker is idle when the next begins.
+fn lifo_cell(p: &Params, rounds_per_us: f64, woken: usize) -> Result<Measurement, String> {
+    let rt = measure::runtime(p.lifo_workers)?;
+    let rounds = (p.lifo_burn_ms * 1e3 * rounds_per_us) as u64;
+    let expected: Vec<u64> = (0..HEAVY_SEEDS).map(|s| burn(rounds, s)).collect();
+    let (mut first, mut last, mut burnt) = (
+        LatencyHistogram::new(),
+        LatencyHistogram::new(),
+        LatencyHistogram::new(),
+    );
+    rt.block_on(async {
+        for round in 0..u64::from(p.lifo_rounds) {
+            let (senders, waits): (Vec<_>, Vec<_>) = (0..woken)
+                .map(|_| {
+                    let (tx, mut rx) =
+                        tokio::sync::mpsc::unbounded_channel::<tokio::time::Instant>();
+                    let wait = tokio::spawn(async move { rx.recv().await.map(|at| at.elapsed()) });
+                    (tx, wait)
+                })
+                .unzip();
+            // Let the waiting tasks reach their `recv` and every worker park.
+            tokio::time::sleep(Duration::from_millis(2)).await;
+            let seed = round % HEAVY_SEEDS;
+            let handler = tokio::spawn(async move {
+                let started = Instant::now();
+                let digest = wake_then_burn(&senders, rounds, seed);
+                (digest, started.elapsed())
+            });
+            let (digest, took) = handler.await.map_err(|e| format!("the handler: {e}"))?;
+            if digest != expected[seed as usize] {
+                return Err(format!(
+                    "lifo: round {round} burnt {digest:#x}, expected another digest"
+                ));
+            }
+            burnt.record(took);
+            for (i, wait) in waits.into_iter().enumerate() {
+                let waited = wait
+                    .await
+                    .map_err(|e| format!("a woken task: {e}"))?
+                    .ok_or("a woken task saw its channel close")?;
+                if i == 0 {
+                    first.record(waited);
+                }
+                if i == woken - 1 {
+                    last.record(waited);
+                }
+            }
+        }
+        Ok::<_, String>(())
+    })?;
+    let mut m = Measurement::new();
+    m.push("first_woken_wait", "ns", first.p50_ns())
+        .push("last_woken_wait", "ns", last.p50_ns())
+        .push("burn", "ns", burnt.p50_ns());
+    Ok(m)
 }
 
 /// The monitors of Spot it: slow polls of heavy handlers, and how long light requests waited
@@ -304,6 +379,7 @@ fn run_cell(
         lane,
         light_rounds: expected.light_rounds,
         heavy_rounds: w.heavy_rounds(expected.rounds_per_us),
+        chunk_rounds: (p.yield_chunk_us as f64 * expected.rounds_per_us) as u64,
         light_latency: (0..light_total).map(|_| AtomicU64::new(0)).collect(),
         light_sum: Checksum::new(),
         heavy_sum: Checksum::new(),
@@ -538,9 +614,12 @@ const CHAPTER: Chapter = Chapter {
     about: "Light requests arrive open loop at a fixed rate while heavy CPU jobs arrive in bursts of 0 \
             to twice the worker count; the heavy work runs inline on a worker, in spawn_blocking, in \
             block_in_place or on a Rayon lane. Also sweeps the heavy job's length (0.1 to 30 ms) at a \
-            burst as large as the worker count, and spawns the requests from an accept loop inside \
-            the runtime. Reports the light requests' latency from their scheduled arrival (p50 to \
-            max), the heavy jobs' time, a tick-lag probe, tokio-metrics and the generator's own error.",
+            burst as large as the worker count, inline, in spawn_blocking and in chunks of 100 µs \
+            with yield_now between them, and spawns the requests from an accept loop inside \
+            the runtime; on two workers, wakes one or two tasks from a handler that then burns \
+            5 ms, and times their wait. Reports the light requests' latency from their scheduled \
+            arrival (p50 to max), the heavy jobs' time, a tick-lag probe, tokio-metrics and the \
+            generator's own error.",
     listing_dir: env!("CARGO_MANIFEST_DIR"),
     crates: &["tokio", "rayon", "tokio-metrics", "hdrhistogram"],
     headline: &[
@@ -592,7 +671,10 @@ fn main() {
         .shaped_by(measure::fields!(p => workers, lane_threads, light_cost_us, heavy_cost_ms, light_load, heavy_load, warmup_ms, window_ms, bursts, generator_spin_us)),
         Experiment::new(
             "heavy_cost",
-            Cell::grid(&p.heavy_costs_ms, ["inline", "spawn_blocking"]),
+            Cell::grid(
+                &p.heavy_costs_ms,
+                ["inline", "spawn_blocking", "yield_chunks"],
+            ),
             |cell, _| {
                 let w = Workload {
                     heavy_cost_ms: cell.case.parse().expect("cases are job lengths"),
@@ -602,7 +684,10 @@ fn main() {
                 run_cell(&p, &expected, &w, variant(cell))
             },
         )
-        .shaped_by(measure::fields!(p => workers, light_cost_us, light_load, heavy_load, warmup_ms, heavy_costs_ms, heavy_cost_window_ms, generator_spin_us)),
+        // With jobs of 1 ms, spawn_blocking's p99 turns on where its thread runs, from one
+        // repetition to the next: ten left two claims undecided; the report estimated 25.
+        .shaped_by(measure::fields!(p => workers, light_cost_us, light_load, heavy_load, warmup_ms, heavy_costs_ms, heavy_cost_window_ms, generator_spin_us, yield_chunk_us))
+        .repetitions(25),
         Experiment::new(
             "spawn_path",
             Cell::grid(paths, ["inline", "spawn_blocking"]),
@@ -615,6 +700,12 @@ fn main() {
             },
         )
         .shaped_by(measure::fields!(p => workers, light_cost_us, heavy_cost_ms, light_load, heavy_load, warmup_ms, window_ms, generator_spin_us)),
+        Experiment::new(
+            "lifo",
+            Cell::grid([p.lifo_burn_ms], ["wake_one", "wake_two"]),
+            |cell, _| lifo_cell(&p, rounds_per_us, if cell.variant == "wake_one" { 1 } else { 2 }),
+        )
+        .shaped_by(measure::fields!(p => lifo_workers, lifo_burn_ms, lifo_rounds)),
         Experiment::new("generator", Cell::grid(GENERATOR_SPINS_US, ["alone"]), |cell, _| {
             generator_alone(&p, cell.case.parse().expect("cases are spin margins"))
         })

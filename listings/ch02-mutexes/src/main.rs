@@ -261,11 +261,11 @@ fn key_of(t: u32, i: u32, keys: u64) -> u64 {
     mix(u64::from(t) << 32 | u64::from(i)) % keys
 }
 
-/// Experiment `sharding`: threads increment per-key counters behind one lock or N shards, with
-/// nothing else in the loop: wall time only. `padded` gives each shard its own cache line;
-/// `packed` lays the shards side by side.
-fn sharding(p: &Params, shards: u32, padded: bool) -> Result<Measurement, String> {
-    let (threads, n, keys) = (p.contention_threads, p.increments_per_thread, p.keys);
+/// Experiment `sharding`: `threads` threads increment per-key counters behind one lock or N
+/// shards, with nothing else in the loop: wall time only. `padded` gives each shard its own cache
+/// line; `packed` lays the shards side by side.
+fn sharding(p: &Params, shards: u32, padded: bool, threads: u32) -> Result<Measurement, String> {
+    let (n, keys) = (p.increments_per_thread, p.keys);
     let sharded = ShardedCounters::new(shards as usize);
     let packed = PackedCounters::new(shards as usize);
     let start = Instant::now();
@@ -453,13 +453,23 @@ fn main() {
         .shaped_by(measure::fields!(p => tasks, updates_per_task, worker_sweep)),
         Experiment::new(
             "sharding",
-            Cell::grid(&p.shard_counts, ["padded", "packed"]),
+            Cell::grid(
+                &p.shard_counts,
+                ["padded", "packed", "padded_cores_threads", "padded_one_thread"],
+            ),
             |c, _| {
-                let padded = c.variant == "padded";
-                sharding(&p, c.case.parse().expect("shard counts"), padded)
+                // Twice the cores (the source's ratio), as many threads as cores (no thread
+                // waits for a CPU), or one (nothing contends): what each costs apart.
+                let threads = match c.variant.as_str() {
+                    "padded_cores_threads" => p.cores,
+                    "padded_one_thread" => 1,
+                    _ => p.contention_threads,
+                };
+                let padded = c.variant != "packed";
+                sharding(&p, c.case.parse().expect("shard counts"), padded, threads)
             },
         )
-        .shaped_by(measure::fields!(p => contention_threads, increments_per_thread, shard_counts, keys)),
+        .shaped_by(measure::fields!(p => contention_threads, increments_per_thread, shard_counts, keys, cores)),
         Experiment::new("acquire_time", Cell::grid(&p.shard_counts, ["sampled"]), |c, _| {
             acquire_time(&p, c.case.parse().expect("shard counts"))
         })

@@ -37,6 +37,8 @@ struct Params {
     small_file_bytes: usize,
     /// The bounded variants keep this many reads in flight.
     in_flight: Vec<usize>,
+    /// `pool_cap`: the blocking pool's thread limits tried (Tokio's default is 512).
+    pool_caps: Vec<usize>,
     /// Reads submitted to io_uring at a time.
     io_uring_depth: usize,
     /// Light requests per second sent to the runtime while a batch is read.
@@ -60,6 +62,11 @@ impl Params {
             small_files: if quick { 500 } else { 5_000 },
             small_file_bytes: 4096,
             in_flight: if quick { vec![16] } else { vec![4, 16, 64] },
+            pool_caps: if quick {
+                vec![4, 512]
+            } else {
+                vec![4, 16, 64, 512]
+            },
             io_uring_depth: 64,
             light_rate_per_s: 4_000.0,
             file_sizes: vec![4096, 65_536, 1 << 20],
@@ -158,6 +165,8 @@ fn read_batch(
         "tokio_fs_all_at_once" => Box::pin(ch04_fs::tokio_fs_all_at_once(files)),
         #[cfg(target_os = "linux")]
         "io_uring" => Box::pin(ch04_fs::io_uring_batch(files, p.io_uring_depth)),
+        #[cfg(target_os = "linux")]
+        "io_uring_reused" => Box::pin(ch04_fs::io_uring_batch_reused(files, p.io_uring_depth)),
         bounded => {
             let k = bounded
                 .strip_prefix("bounded_")
@@ -168,16 +177,42 @@ fn read_batch(
     }
 }
 
-/// Experiment `small_files` (and `file_size`): one batch read on a fresh runtime, with light
-/// requests arriving meanwhile.
+/// The blocking pool a read cell starts with.
+#[derive(Clone, Copy)]
+enum Pool {
+    /// A fresh runtime: no pool threads until the batch asks for them.
+    Cold,
+    /// The same batch read once, untimed, first: the threads it started are still there, as in
+    /// a service whose pool threads live ten seconds after their last job.
+    Warm,
+    /// A fresh runtime whose pool may grow to this many threads (`max_blocking_threads`).
+    Capped(usize),
+}
+
+/// Experiments `small_files`, `warm_pool`, `pool_cap` and `file_size`: one batch read on a fresh
+/// runtime, with light requests arriving meanwhile.
 fn read_cell(
     p: &Params,
     corpus: &Corpus,
     variant: &str,
     light: bool,
+    pool: Pool,
 ) -> Result<Measurement, String> {
-    let rt = measure::runtime(p.workers)?;
+    let rt = match pool {
+        Pool::Cold | Pool::Warm => measure::runtime(p.workers)?,
+        Pool::Capped(threads) => tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(p.workers as usize)
+            .max_blocking_threads(threads)
+            .enable_all()
+            .build()
+            .map_err(|e| format!("cannot build a runtime: {e}"))?,
+    };
     let files: Files = corpus.files.clone().into();
+    if let Pool::Warm = pool {
+        let sum = rt.block_on(rt.spawn(read_batch(variant, files.clone(), p)));
+        let sum = sum.map_err(|e| format!("{variant}: {e}"))?;
+        corpus.check(variant, sum.map_err(|e| format!("{variant}: {e}"))?)?;
+    }
     let requests = light.then(|| LightRequests::start(rt.handle().clone(), p.light_rate_per_s));
     let queue = QueueWatch::start(rt.handle().metrics());
     // The probes' own reads of /proc, counted once and taken off the cell's count.
@@ -339,8 +374,11 @@ const CHAPTER: Chapter = Chapter {
             in one spawn_blocking, a task per file all at once, a bounded number in flight, and \
             io_uring; per file time, the reading task's longest poll, the process's thread \
             count, the longest injection queue, read syscalls, bytes fetched from storage, page \
-            faults, and the latency of light requests served meanwhile. Then files of 4 KiB to \
-            1 MiB, many small files written with and without sync_all, and small records written \
+            faults, and the latency of light requests served meanwhile. The same batch again on \
+            a warm blocking pool (read once, untimed, first), and a task per file with the \
+            pool's thread limit at 4 to 512. Then files of 4 KiB to 1 MiB (io_uring into fresh \
+            buffers and into buffers kept from call to call), many small files written with and \
+            without sync_all, and small records written \
             through tokio::fs::File, tokio's BufWriter or std in one spawn_blocking. Every file \
             it makes is removed at the end; --dir PATH measures another disk.",
     listing_dir: env!("CARGO_MANIFEST_DIR"),
@@ -372,6 +410,11 @@ fn main() {
     }
     let uring = uring_available();
     h.derived("io_uring", uring.is_ok());
+    // Tokio 1.54 switches its blocking pool to a sharded queue when this is set, even in a
+    // stable build (`runtime/builder.rs`); the record says which pool ran.
+    let sharded = std::env::var_os("TOKIO_UNSTABLE_SHARDED_BLOCKING_QUEUE")
+        .is_some_and(|v| !v.is_empty() && v != "0");
+    h.derived("tokio_sharded_blocking_queue", sharded);
     if let Err(why) = &uring {
         eprintln!("note: {why}; the io_uring variants are skipped");
     }
@@ -397,20 +440,50 @@ fn main() {
         "tokio_fs_loop".to_string(),
         "one_spawn_blocking".to_string(),
     ];
+    let mut warm_variants = vec![
+        "tokio_fs_loop".to_string(),
+        "one_spawn_blocking".to_string(),
+        "tokio_fs_all_at_once".to_string(),
+    ];
+    warm_variants.extend(p.in_flight.iter().map(|k| format!("bounded_{k}")));
     if uring.is_ok() {
         read_variants.push("io_uring".into());
-        size_variants.push("io_uring".into());
+        size_variants.extend(["io_uring".into(), "io_uring_reused".into()]);
     }
+    // The flood at every cap, and the one batch beside it at the lowest.
+    let mut cap_cells = Cell::grid(&p.pool_caps, ["tokio_fs_all_at_once"]);
+    cap_cells.push(Cell::new(p.pool_caps[0].to_string(), "one_spawn_blocking"));
     let status = h.run_returning(vec![
         Experiment::new(
             "small_files",
             Cell::grid([p.small_files], &read_variants),
             |cell, _| {
                 let files = corpus(&small, p.small_files, p.small_file_bytes)?;
-                read_cell(&p, files, &cell.variant, true)
+                read_cell(&p, files, &cell.variant, true, Pool::Cold)
             },
         )
         .shaped_by(measure::fields!(p => workers, small_files, small_file_bytes, in_flight, io_uring_depth, light_rate_per_s))
+        .repetitions(20),
+        Experiment::new(
+            "warm_pool",
+            Cell::grid([p.small_files], &warm_variants),
+            |cell, _| {
+                let files = corpus(&small, p.small_files, p.small_file_bytes)?;
+                read_cell(&p, files, &cell.variant, true, Pool::Warm)
+            },
+        )
+        .shaped_by(measure::fields!(p => workers, small_files, small_file_bytes, in_flight, light_rate_per_s))
+        .repetitions(20),
+        Experiment::new(
+            "pool_cap",
+            cap_cells,
+            |cell, _| {
+                let files = corpus(&small, p.small_files, p.small_file_bytes)?;
+                let cap = cell.case.parse().map_err(|_| "a thread limit".to_string())?;
+                read_cell(&p, files, &cell.variant, true, Pool::Capped(cap))
+            },
+        )
+        .shaped_by(measure::fields!(p => workers, small_files, small_file_bytes, pool_caps, light_rate_per_s))
         .repetitions(20),
         Experiment::new(
             "file_size",
@@ -423,7 +496,7 @@ fn main() {
                     .expect("a size");
                 let size = p.file_sizes[i];
                 let files = corpus(&sized[i], (p.bytes_per_size / size).max(1), size)?;
-                read_cell(&p, files, &cell.variant, false)
+                read_cell(&p, files, &cell.variant, false, Pool::Cold)
             },
         )
         .shaped_by(measure::fields!(p => workers, file_sizes, bytes_per_size, io_uring_depth))

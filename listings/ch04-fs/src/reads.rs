@@ -74,10 +74,19 @@ pub async fn tokio_fs_bounded(files: Files, in_flight: usize) -> io::Result<u64>
 }
 // ANCHOR_END: tokio_fs_bounded
 
-/// The batch through io_uring on one blocking-pool thread (see `uring.rs`).
+/// The batch through io_uring on one blocking-pool thread (see `uring.rs`), into buffers
+/// allocated for the call.
 #[cfg(target_os = "linux")]
 pub async fn io_uring_batch(files: Files, depth: usize) -> io::Result<u64> {
     tokio::task::spawn_blocking(move || ch04_fs::uring::read_all(&files, depth))
+        .await
+        .expect("the batch panicked")
+}
+
+/// `io_uring_batch` into buffers kept from call to call, memory already touched.
+#[cfg(target_os = "linux")]
+pub async fn io_uring_batch_reused(files: Files, depth: usize) -> io::Result<u64> {
+    tokio::task::spawn_blocking(move || ch04_fs::uring::read_all_reusing(&files, depth))
         .await
         .expect("the batch panicked")
 }
@@ -106,6 +115,13 @@ mod tests {
         if ch04_fs::uring::available().is_ok() {
             let sum = rt.block_on(io_uring_batch(files.clone(), 8)).unwrap();
             assert!(corpus.check("io_uring", sum).is_ok());
+            // Twice: the second call reads into the first call's buffers.
+            for _ in 0..2 {
+                let sum = rt
+                    .block_on(io_uring_batch_reused(files.clone(), 8))
+                    .unwrap();
+                assert!(corpus.check("io_uring_reused", sum).is_ok());
+            }
         }
     }
 

@@ -100,6 +100,23 @@ impl Lane {
     }
 }
 
+// ANCHOR: niced_pool
+/// A lane whose threads the kernel runs only when nothing more urgent wants the CPU: each
+/// thread lowers its own priority as it starts (on Linux the nice value is per thread).
+pub fn niced_pool(
+    threads: usize,
+) -> Result<rayon::ThreadPool, rayon::ThreadPoolBuildError> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .start_handler(|_| {
+            // Raising one's own nice value needs no privilege; the cell checks that it took.
+            // SAFETY: setpriority only reads its arguments; `0` names the calling thread.
+            unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, 19) };
+        })
+        .build()
+}
+// ANCHOR_END: niced_pool
+
 // ANCHOR: inline
 /// The pitfall: Rayon called from the handler. `install` (like a `par_iter` on
 /// the global pool) blocks this Tokio worker until the pool has finished the
@@ -192,3 +209,9 @@ pub async fn offload_or_busy<T: Send + 'static>(
     rx.await.map_err(|_| LaneError::JobFailed)
 }
 // ANCHOR_END: busy_at_the_door
+
+/// The nice value of the calling thread.
+pub fn thread_nice() -> i32 {
+    // SAFETY: getpriority only reads its arguments; `0` names the calling thread.
+    unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) }
+}

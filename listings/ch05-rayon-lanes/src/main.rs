@@ -12,8 +12,8 @@ mod child;
 use ch05_rayon_lanes::budget::{CpuQuota, host_cpus, threads};
 use ch05_rayon_lanes::{
     Batch, Lane, LaneError, Ticking, batch, evaluate, evaluate_sequential,
-    handle_inline, offload, offload_or_busy, offload_permit_in_job,
-    offload_spawn_blocking, shed,
+    handle_inline, niced_pool, offload, offload_or_busy, offload_permit_in_job,
+    offload_spawn_blocking, shed, thread_nice,
 };
 use child::{BudgetReport, PanicReport};
 use measure::loadgen::{OpenLoop, fixed_rate};
@@ -105,6 +105,8 @@ impl Params {
 /// the batch and its answer.
 struct Setup {
     pool: Arc<rayon::ThreadPool>,
+    /// The same size of pool, its threads at nice 19 (`niced_pool`).
+    niced: Arc<rayon::ThreadPool>,
     work: Batch,
     answer: u64,
 }
@@ -118,7 +120,11 @@ fn burst_cell(
     permits: usize,
 ) -> Result<Measurement, String> {
     let rt = measure::runtime(p.workers)?;
-    let lane = Lane::new(s.pool.clone(), permits, p.rounds);
+    let (pool, variant) = match variant {
+        "rayon_spawn_niced" => (&s.niced, "rayon_spawn"),
+        other => (&s.pool, other),
+    };
+    let lane = Lane::new(pool.clone(), permits, p.rounds);
     let (total, ticks, latency, threads_now) = rt.block_on(async {
         let ticking = Ticking::start(p.tick());
         let start = Instant::now();
@@ -166,7 +172,8 @@ fn burst_cell(
         );
     }
     if variant == "rayon_spawn" {
-        m.push("most_in_pool", "count", lane.most_in_pool() as f64);
+        m.push("most_in_pool", "count", lane.most_in_pool() as f64)
+            .push("lane_nice", "count", f64::from(pool.install(thread_nice)));
     }
     Ok(m)
 }
@@ -253,7 +260,7 @@ fn shedding_cell(
     let served = served.lock().expect("no panics here").clone();
     let mut m = Measurement::new();
     // Goodput is the answers within the deadline: the door's estimate of a job's time can fall
-    // short, and a timeout cannot answer later than the deadline.
+    // short, and a timeout fires a little after its deadline (the timer's millisecond steps).
     let in_deadline = served.len() as f64 * (1.0 - served.share_above(deadline));
     m.push("served", "count", served.len() as f64)
         .push("served_in_deadline", "count", in_deadline.round())
@@ -570,8 +577,12 @@ fn main() {
         .unwrap_or_else(|e| fail(format!("cannot start the Rayon pool: {e}")));
     let work: Batch = batch(p.items).into();
     let answer = evaluate_sequential(&work, p.rounds);
+    let niced = niced_pool(p.rayon_threads).unwrap_or_else(|e| {
+        fail(format!("cannot start the niced Rayon pool: {e}"))
+    });
     let s = Setup {
         pool: Arc::new(pool),
+        niced: Arc::new(niced),
         work,
         answer,
     };
@@ -596,7 +607,13 @@ fn main() {
             "lanes",
             Cell::grid(
                 [p.requests],
-                ["idle", "inline", "rayon_spawn", "spawn_blocking"],
+                [
+                    "idle",
+                    "inline",
+                    "rayon_spawn",
+                    "spawn_blocking",
+                    "rayon_spawn_niced",
+                ],
             ),
             |cell, _| burst_cell(p, s, &cell.variant, p.permits),
         )
@@ -616,7 +633,10 @@ fn main() {
             ),
             |cell, _| budget_cell(p, s, &cell.case, &cell.variant),
         )
-        .shaped_by(measure::fields!(p => budget_requests, items, rounds, permits, tick_ms, mask_cpus, quota_cpus)),
+        // Its throttled ticks move from run to run: ten repetitions left a claim undecided on a
+        // remeasure whose report estimated that about a dozen would decide it.
+        .shaped_by(measure::fields!(p => budget_requests, items, rounds, permits, tick_ms, mask_cpus, quota_cpus))
+        .repetitions(20),
         Experiment::new(
             "in_flight",
             Cell::grid(&p.in_flight_permits, ["rayon_spawn"]),
@@ -657,7 +677,9 @@ fn main() {
                 &cell.variant,
             ),
         })
-        .shaped_by(measure::fields!(p => rayon_threads, split_items, split_rounds)),
+        // Cheap; ten repetitions left its tiny-batch claim undecided on the same remeasure.
+        .shaped_by(measure::fields!(p => rayon_threads, split_items, split_rounds))
+        .repetitions(20),
     ]);
 }
 

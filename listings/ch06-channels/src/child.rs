@@ -105,9 +105,16 @@ pub fn run(args: &[String]) -> Outcome {
                 arg::<usize>(a, 2, "capacity")?,
                 arg::<u64>(a, 3, "messages")?,
             );
+            // An untimed pass of a quarter of the messages first: threads started,
+            // memory touched, code and branch predictors warm.
+            let warm_up = (n / 4).max(1);
             let work = by_impl!(name, F => async move {
+                throughput::<F>(s, r, cap, warm_up).await?;
                 throughput::<F>(s, r, cap, n).await.map(moved)
-            }, crossbeam => throughput_crossbeam(s, r, cap, n).map(moved));
+            }, crossbeam => {
+                throughput_crossbeam(s, r, cap, warm_up)?;
+                throughput_crossbeam(s, r, cap, n).map(moved)
+            });
             (
                 work,
                 arg::<usize>(a, 4, "workers")?,
@@ -116,9 +123,14 @@ pub fn run(args: &[String]) -> Outcome {
         }
         "pingpong" => {
             let n = arg::<u64>(a, 0, "round trips")?;
+            let warm_up = (n / 4).max(1);
             let work = by_impl!(name, F => async move {
+                ping_pong::<F>(warm_up).await?;
                 ping_pong::<F>(n).await.map(|r| rtt(r, n))
-            }, crossbeam => ping_pong_crossbeam(n).map(|r| rtt(r, n)));
+            }, crossbeam => {
+                ping_pong_crossbeam(warm_up)?;
+                ping_pong_crossbeam(n).map(|r| rtt(r, n))
+            });
             (
                 work,
                 arg::<usize>(a, 1, "workers")?,

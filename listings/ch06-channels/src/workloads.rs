@@ -319,3 +319,133 @@ pub async fn cancelled_receives<F: Flavor>(n: u64) -> Result<Cancelled, String> 
     })
 }
 // ANCHOR_END: cancel
+
+/// A receiver a little slower than its sender: it yields after each message, so a
+/// channel of capacity 1 is full most of the time. Returns how many distinct
+/// messages of `0..n` arrived.
+fn slow_receiver(
+    mut rx: tokio::sync::mpsc::Receiver<u64>,
+    n: u64,
+) -> tokio::task::JoinHandle<u64> {
+    tokio::spawn(async move {
+        let mut seen = vec![false; n as usize];
+        while let Some(v) = rx.recv().await {
+            seen[v as usize] = true;
+            tokio::task::yield_now().await;
+        }
+        seen.iter().filter(|&&s| s).count() as u64
+    })
+}
+
+// ANCHOR: cancelled_sends
+/// The pitfall: `send` raced against another branch in `tokio::select!`. The send
+/// future owns its message; when the other branch wins, the message goes with it.
+pub async fn sends_in_select(n: u64) -> Result<Cancelled, String> {
+    let (tx, rx) = tokio::sync::mpsc::channel(1);
+    let receiver = slow_receiver(rx, n);
+    let mut cancelled = 0;
+    for i in 0..n {
+        tokio::select! {
+            sent = tx.send(i) => sent.map_err(|_| "the receiver is gone")?,
+            _ = tokio::task::yield_now() => cancelled += 1,
+        }
+    }
+    drop(tx);
+    let received = receiver.await.map_err(|e| e.to_string())?;
+    Ok(Cancelled {
+        received,
+        cancelled,
+        lost: n - received,
+    })
+}
+
+/// The fix: race `reserve()` instead. A cancelled reservation holds no message, so
+/// the loop tries again with the same one; `permit.send` cannot wait or fail.
+pub async fn reserve_in_select(n: u64) -> Result<Cancelled, String> {
+    let (tx, rx) = tokio::sync::mpsc::channel(1);
+    let receiver = slow_receiver(rx, n);
+    let mut cancelled = 0;
+    for i in 0..n {
+        loop {
+            tokio::select! {
+                permit = tx.reserve() => {
+                    permit.map_err(|_| "the receiver is gone")?.send(i);
+                    break;
+                }
+                _ = tokio::task::yield_now() => cancelled += 1,
+            }
+        }
+    }
+    drop(tx);
+    let received = receiver.await.map_err(|e| e.to_string())?;
+    Ok(Cancelled {
+        received,
+        cancelled,
+        lost: n - received,
+    })
+}
+// ANCHOR_END: cancelled_sends
+
+// ANCHOR: blocking_recv
+/// The pitfall: a blocking channel's `recv` in an async task. The worker sleeps in
+/// the kernel until a message comes, and between messages it polls nothing else:
+/// the loop never returns `Pending`.
+pub async fn consume_blocking(rx: crossbeam_channel::Receiver<u64>) -> u64 {
+    let mut sum = 0u64;
+    while let Ok(v) = rx.recv() {
+        sum = sum.wrapping_add(mix(v));
+    }
+    sum
+}
+
+/// The fix: an async channel, whose `recv().await` gives the worker back while it
+/// waits.
+pub async fn consume_async(
+    mut rx: tokio::sync::mpsc::UnboundedReceiver<u64>,
+) -> u64 {
+    let mut sum = 0u64;
+    while let Some(v) = rx.recv().await {
+        sum = sum.wrapping_add(mix(v));
+    }
+    sum
+}
+// ANCHOR_END: blocking_recv
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rt() -> tokio::runtime::Runtime {
+        measure::runtime(2).unwrap()
+    }
+
+    #[test]
+    fn a_cancelled_send_loses_its_message_and_a_cancelled_reserve_loses_none() {
+        let rt = rt();
+        let naive = rt
+            .block_on(rt.spawn(sends_in_select(5_000)))
+            .unwrap()
+            .unwrap();
+        assert_eq!(naive.lost, naive.cancelled, "{naive:?}");
+        assert_eq!(naive.received + naive.lost, 5_000);
+        let fixed = rt
+            .block_on(rt.spawn(reserve_in_select(5_000)))
+            .unwrap()
+            .unwrap();
+        assert_eq!((fixed.lost, fixed.received), (0, 5_000), "{fixed:?}");
+    }
+
+    #[test]
+    fn both_consumers_add_up_every_message() {
+        let rt = rt();
+        let want = (0..100).map(mix).fold(0, u64::wrapping_add);
+        let (tx, rx) = crossbeam_channel::unbounded();
+        (0..100).for_each(|i| tx.send(i).unwrap());
+        drop(tx);
+        assert_eq!(rt.block_on(consume_blocking(rx)), want);
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        (0..100).for_each(|i| tx.send(i).unwrap());
+        drop(tx);
+        assert_eq!(rt.block_on(consume_async(rx)), want);
+    }
+}

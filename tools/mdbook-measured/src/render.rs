@@ -597,7 +597,10 @@ fn topology(data: &Data, d: &Directive) -> Result<String, String> {
     let table: toml::Table = text
         .parse()
         .map_err(|e| format!("data/{machine}/machine.toml: {e}"))?;
-    if let Some(unknown) = table.keys().find(|k| !TOPOLOGY.iter().any(|(key, _)| key == k)) {
+    if let Some(unknown) = table
+        .keys()
+        .find(|k| !TOPOLOGY.iter().any(|(key, _)| key == k))
+    {
         return Err(format!(
             "data/{machine}/machine.toml: unknown key `{unknown}` (scripts/machine-info.sh writes {})",
             list(&TOPOLOGY.map(|(k, _)| k.to_string()))

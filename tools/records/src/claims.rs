@@ -1096,7 +1096,9 @@ impl Outcome {
             Some((lo, hi, _)) if lo == hi && all_alike => {
                 format!("{lo} in each of {n} repetitions")
             }
-            Some((lo, hi, _)) if lo == hi => format!("interval {lo} to {hi} over {n} repetitions"),
+            Some((lo, hi, _)) if lo == hi => {
+                format!("{lo} at both ends of its interval, over {n} repetitions")
+            }
             Some((lo, hi, _)) => format!("{} over {n} repetitions", range_text(lo, hi)),
             None => format!("over {n} repetitions"),
         }
@@ -1466,7 +1468,10 @@ at-most = 0
         assert!(invariant("quiet = true").contains("cannot be `quiet`"));
         assert!(invariant("stat = \"every-repetition\"").contains("leave out `stat`"));
         assert!(invariant("depends-on = \"two CPUs\"").contains("leave out `depends-on`"));
-        assert!(bad("value = \"a/b/c/d\"\nat-most = 1\ndepends-on = \" \"").contains("what in the machine"));
+        assert!(
+            bad("value = \"a/b/c/d\"\nat-most = 1\ndepends-on = \" \"")
+                .contains("what in the machine")
+        );
         let depends = Claims::parse("format = 2\n[[claim]]\nid = \"x\"\nsays = \"s\"\nvalue = \"a/b/c/d\"\nat-most = 1\ndepends-on = \"two CPUs\"\n").unwrap();
         assert_eq!(depends.claims[0].depends_on.as_deref(), Some("two CPUs"));
         let twice = "[[claim]]\nid = \"x\"\nsays = \"s\"\nvalue = \"a/b/c/d\"\nat-most = 1\n";
