@@ -3,16 +3,16 @@
 //! starts one child per cell and reads the one JSON line it prints. Every command starts with the
 //! number of Tokio workers.
 //!
-//! - `WORKERS spawn N inside|outside|slice` spawns and joins N tasks that do nothing (after one
+//! - `WORKERS spawn N inside|outside|slice|slice_kept` spawns and joins N tasks that do nothing (after one
 //!   untimed pass) and reports the median pass's seconds;
 //! - `WORKERS idle N plain|buffer|boxed|scoped` parks N idle tasks and reports resident bytes
 //!   per task;
-//! - `WORKERS peak N ROUNDS handles|slice YIELD_EVERY` runs N short tasks and reports the
-//!   process's peak resident memory.
+//! - `WORKERS peak N ROUNDS handles|slice|slice_kept YIELD_EVERY` runs N short tasks and reports
+//!   the process's peak resident memory.
 
 use ch03_spawns::{
     idle_task, idle_task_with_buffer, idle_task_with_scoped_buffer, spawn_and_join,
-    spawn_from_outside, spawn_into_slice, spawn_keep_handles,
+    spawn_from_outside, spawn_into_slice, spawn_into_slice_keeping_handles, spawn_keep_handles,
 };
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -33,7 +33,7 @@ pub struct Report {
     pub checksum: u64,
     /// `size_of_val` of one task's future, bytes.
     pub future_bytes: u64,
-    /// The most tasks alive at once (peak), sampled every 100 µs from another thread.
+    /// The most tasks alive at once (peak), sampled every `SAMPLE_EVERY` from another thread.
     pub alive_max: u64,
 }
 
@@ -61,6 +61,17 @@ pub enum IdleKind {
     ScopedBuffer,
 }
 
+/// How `peak` keeps its tasks' results.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Results {
+    /// In the tasks, every `JoinHandle` kept and awaited at the end.
+    Handles,
+    /// In a shared slice, every handle dropped at once.
+    Slice,
+    /// In a shared slice, every handle kept until the end.
+    SliceHandlesKept,
+}
+
 /// How `spawn` starts its tasks.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum SpawnFrom {
@@ -70,6 +81,8 @@ pub enum SpawnFrom {
     Outside,
     /// From a task on a worker, results in a shared slice, handles dropped.
     Slice,
+    /// The same as `Slice`, with every handle kept and awaited at the end.
+    SliceHandlesKept,
 }
 
 /// Spawns and joins `n` tasks that do nothing: once untimed, then timed.
@@ -84,11 +97,16 @@ pub fn spawn(workers: u32, n: usize, from: SpawnFrom) -> Result<Report, String> 
             SpawnFrom::Slice => rt
                 .block_on(rt.spawn(spawn_into_slice(n, 0, 0)))
                 .map_err(|e| e.to_string())?,
+            SpawnFrom::SliceHandlesKept => rt
+                .block_on(rt.spawn(spawn_into_slice_keeping_handles(n, 0, 0)))
+                .map_err(|e| e.to_string())?,
         })
     };
     let want = match from {
         // With no rounds of work an item's digest is its index: the sum is 0 + 1 + ... + n-1.
-        SpawnFrom::Slice => (n as u64) * (n as u64).saturating_sub(1) / 2,
+        SpawnFrom::Slice | SpawnFrom::SliceHandlesKept => {
+            (n as u64) * (n as u64).saturating_sub(1) / 2
+        }
         _ => n as u64,
     };
     once()?;
@@ -170,13 +188,13 @@ pub fn idle(workers: u32, n: usize, kind: IdleKind) -> Result<Report, String> {
     })
 }
 
-/// Runs `n` short tasks of `rounds` of work, keeping every handle or none, the spawner yielding
-/// every `yield_every` spawns (0: never), and reports the peak.
+/// Runs `n` short tasks of `rounds` of work, their results kept as `results` says, the spawner
+/// yielding every `yield_every` spawns (0: never), and reports the peak.
 pub fn peak(
     workers: u32,
     n: usize,
     rounds: u64,
-    keep_handles: bool,
+    results: Results,
     yield_every: usize,
 ) -> Result<Report, String> {
     let rt = measure::runtime(workers)?;
@@ -188,7 +206,7 @@ pub fn peak(
             let mut most = 0;
             while !stop.load(Ordering::Relaxed) {
                 most = most.max(metrics.num_alive_tasks());
-                std::thread::sleep(std::time::Duration::from_micros(100));
+                std::thread::sleep(ch03_spawns::SAMPLE_EVERY);
             }
             most
         })
@@ -197,10 +215,12 @@ pub fn peak(
     let checksum = rt.block_on(async {
         // Spawned from a task on a worker, as a service would.
         let run = async move {
-            if keep_handles {
-                spawn_keep_handles(n, rounds, yield_every).await
-            } else {
-                spawn_into_slice(n, rounds, yield_every).await
+            match results {
+                Results::Handles => spawn_keep_handles(n, rounds, yield_every).await,
+                Results::Slice => spawn_into_slice(n, rounds, yield_every).await,
+                Results::SliceHandlesKept => {
+                    spawn_into_slice_keeping_handles(n, rounds, yield_every).await
+                }
             }
         };
         tokio::spawn(run).await.expect("the spawner panicked")
@@ -219,9 +239,9 @@ pub fn peak(
     })
 }
 
-const USAGE: &str = "usage: tasks-system|tasks-mimalloc WORKERS spawn N inside|outside|slice \
+const USAGE: &str = "usage: tasks-system|tasks-mimalloc WORKERS spawn N inside|outside|slice|slice_kept \
                      | WORKERS idle N plain|buffer|boxed|scoped \
-                     | WORKERS peak N ROUNDS handles|slice YIELD_EVERY";
+                     | WORKERS peak N ROUNDS handles|slice|slice_kept YIELD_EVERY";
 
 /// Parses a child's arguments (after the program name) and measures.
 pub fn measure(args: &[&str]) -> Option<Result<Report, String>> {
@@ -233,6 +253,7 @@ pub fn measure(args: &[&str]) -> Option<Result<Report, String>> {
                 "inside" => SpawnFrom::Inside,
                 "outside" => SpawnFrom::Outside,
                 "slice" => SpawnFrom::Slice,
+                "slice_kept" => SpawnFrom::SliceHandlesKept,
                 _ => return None,
             };
             spawn(workers, n.parse().ok()?, from)
@@ -248,16 +269,17 @@ pub fn measure(args: &[&str]) -> Option<Result<Report, String>> {
             idle(workers, n.parse().ok()?, kind)
         }
         ["peak", n, rounds, how, every] => {
-            let keep = match how {
-                "handles" => true,
-                "slice" => false,
+            let results = match how {
+                "handles" => Results::Handles,
+                "slice" => Results::Slice,
+                "slice_kept" => Results::SliceHandlesKept,
                 _ => return None,
             };
             peak(
                 workers,
                 n.parse().ok()?,
                 rounds.parse().ok()?,
-                keep,
+                results,
                 every.parse().ok()?,
             )
         }
@@ -305,17 +327,20 @@ mod tests {
 
     #[test]
     fn every_spawn_probe_checks_its_sum() {
-        for from in ["inside", "outside", "slice"] {
+        for from in ["inside", "outside", "slice", "slice_kept"] {
             let r = measure(&["2", "spawn", "1000", from]).unwrap().unwrap();
             assert!(r.checksum >= 1000 && r.seconds > 0.0, "{from}: {r:?}");
         }
-        let r = measure(&["2", "peak", "1000", "3", "slice", "0"])
-            .unwrap()
-            .unwrap();
-        assert_eq!(
-            r.checksum,
-            (0..1000).fold(0u64, |s, i| s.wrapping_add(ch03_spawns::work(3, i)))
-        );
+        for how in ["handles", "slice", "slice_kept"] {
+            let r = measure(&["2", "peak", "1000", "3", how, "0"])
+                .unwrap()
+                .unwrap();
+            assert_eq!(
+                r.checksum,
+                (0..1000).fold(0u64, |s, i| s.wrapping_add(ch03_spawns::work(3, i))),
+                "{how}"
+            );
+        }
     }
 
     #[test]
@@ -326,6 +351,7 @@ mod tests {
             &["2", "spawn", "ten", "inside"],
             &["2", "spawn", "10", "sideways"],
             &["2", "peak", "10", "3", "handles"],
+            &["2", "peak", "10", "3", "kept", "0"],
         ] {
             assert!(measure(args).is_none(), "{args:?}");
         }

@@ -14,3 +14,7 @@ pub mod exercise;
 mod spawns;
 
 pub use spawns::*;
+
+/// How often a thread beside the runtime samples its metrics (most tasks alive, longest
+/// injection queue): rarely enough that the sampler takes little CPU from the two workers.
+pub const SAMPLE_EVERY: std::time::Duration = std::time::Duration::from_millis(1);

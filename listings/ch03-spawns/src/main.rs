@@ -141,7 +141,7 @@ impl Size {
 }
 
 /// The runtime's own view while a cell runs: the most tasks alive and the longest injection
-/// queue, sampled from another thread every 200 µs.
+/// queue, sampled from another thread every `SAMPLE_EVERY`.
 struct Watch {
     alive_max: Arc<AtomicUsize>,
     queue_max: Arc<AtomicUsize>,
@@ -159,7 +159,7 @@ impl Watch {
                 while !s.load(Ordering::Relaxed) {
                     a.fetch_max(metrics.num_alive_tasks(), Ordering::Relaxed);
                     q.fetch_max(metrics.global_queue_depth(), Ordering::Relaxed);
-                    std::thread::sleep(Duration::from_micros(200));
+                    std::thread::sleep(ch03_spawns::SAMPLE_EVERY);
                 }
             })
         };
@@ -407,9 +407,11 @@ fn main() {
         "inside",
         "outside",
         "handles_dropped",
+        "slice_handles_kept",
         "inside_mimalloc",
         "outside_mimalloc",
         "handles_dropped_mimalloc",
+        "slice_handles_kept_mimalloc",
     ];
     let peak_want =
         (0..p.peak_tasks as u64).fold(0u64, |s, i| s.wrapping_add(work(p.peak_rounds, i)));
@@ -425,10 +427,10 @@ fn main() {
             Cell::grid(&p.spawn_counts, spawn_variants),
             |cell, _| {
                 let (from, binary) = split_allocator(&cell.variant);
-                let from = if from == "handles_dropped" {
-                    "slice"
-                } else {
-                    from
+                let from = match from {
+                    "handles_dropped" => "slice",
+                    "slice_handles_kept" => "slice_kept",
+                    other => other,
                 };
                 let r = in_child(&binary, p.workers, &["spawn", &cell.case, from])?;
                 let n: f64 = cell.case.parse().expect("task counts");
@@ -480,16 +482,18 @@ fn main() {
                     [
                         "handles_kept",
                         "handles_dropped",
+                        "slice_handles_kept",
                         "handles_kept_mimalloc",
                         "handles_dropped_mimalloc",
+                        "slice_handles_kept_mimalloc",
                     ],
                 ),
                 |cell, _| {
                     let (how, binary) = split_allocator(&cell.variant);
-                    let how = if how == "handles_kept" {
-                        "handles"
-                    } else {
-                        "slice"
+                    let how = match how {
+                        "handles_kept" => "handles",
+                        "slice_handles_kept" => "slice_kept",
+                        _ => "slice",
                     };
                     let yield_every = match cell.case.as_str() {
                         "paced" => p.peak_yield_every,

@@ -170,40 +170,78 @@ pub fn spawn_from_outside(rt: &tokio::runtime::Runtime, n: usize) -> usize {
 // ANCHOR_END: spawn_from_outside
 
 // ANCHOR: results_in_a_slice
+/// Where the tasks put their results, and how they count themselves done. It also holds the
+/// work's size, so that a task's future is an `Arc` and an index: as small as one that keeps its
+/// result, and a task of the same size.
+pub struct SliceResults {
+    results: Vec<AtomicU64>,
+    remaining: AtomicUsize,
+    all_done: Notify,
+    rounds: u64,
+}
+
+impl SliceResults {
+    pub fn new(n: usize, rounds: u64) -> Arc<SliceResults> {
+        Arc::new(SliceResults {
+            results: (0..n).map(|_| AtomicU64::new(0)).collect(),
+            remaining: AtomicUsize::new(n),
+            all_done: Notify::new(),
+            rounds,
+        })
+    }
+
+    /// Item `i`'s work, its result stored and one fewer task to wait for.
+    fn run_item(&self, i: usize) {
+        self.results[i].store(work(self.rounds, i as u64), Ordering::Relaxed);
+        if self.remaining.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.all_done.notify_one();
+        }
+    }
+
+    async fn sum_when_done(&self) -> u64 {
+        self.all_done.notified().await;
+        self.results
+            .iter()
+            .fold(0u64, |sum, r| sum.wrapping_add(r.load(Ordering::Relaxed)))
+    }
+}
+
 /// A million tasks without a million handles: each writes its result into a shared slice and
 /// counts itself done; its `JoinHandle` is dropped at once, so a finished task is freed at once.
 /// With `yield_every` > 0 the spawner yields to the runtime after that many spawns, as a loop
 /// that awaits something between spawns would.
 pub async fn spawn_into_slice(n: usize, rounds: u64, yield_every: usize) -> u64 {
-    struct Shared {
-        results: Vec<AtomicU64>,
-        remaining: AtomicUsize,
-        all_done: Notify,
-    }
-    let shared = Arc::new(Shared {
-        results: (0..n).map(|_| AtomicU64::new(0)).collect(),
-        remaining: AtomicUsize::new(n),
-        all_done: Notify::new(),
-    });
+    let shared = SliceResults::new(n, rounds);
     for i in 0..n {
         let shared = shared.clone();
-        tokio::spawn(async move {
-            shared.results[i].store(work(rounds, i as u64), Ordering::Relaxed);
-            if shared.remaining.fetch_sub(1, Ordering::AcqRel) == 1 {
-                shared.all_done.notify_one();
-            }
-        });
+        tokio::spawn(async move { shared.run_item(i) });
         if yield_every > 0 && i % yield_every == yield_every - 1 {
             tokio::task::yield_now().await;
         }
     }
-    shared.all_done.notified().await;
-    shared
-        .results
-        .iter()
-        .fold(0u64, |sum, r| sum.wrapping_add(r.load(Ordering::Relaxed)))
+    shared.sum_when_done().await
 }
 // ANCHOR_END: results_in_a_slice
+
+/// The control for `spawn_into_slice`: the same tasks doing the same shared-slice work, but every
+/// `JoinHandle` kept until all are done, so a finished task's memory stays until the end. It
+/// differs from `spawn_into_slice` in the handles alone.
+pub async fn spawn_into_slice_keeping_handles(n: usize, rounds: u64, yield_every: usize) -> u64 {
+    let shared = SliceResults::new(n, rounds);
+    let mut handles: Vec<JoinHandle<()>> = Vec::with_capacity(n);
+    for i in 0..n {
+        let shared = shared.clone();
+        handles.push(tokio::spawn(async move { shared.run_item(i) }));
+        if yield_every > 0 && i % yield_every == yield_every - 1 {
+            tokio::task::yield_now().await;
+        }
+    }
+    let sum = shared.sum_when_done().await;
+    for handle in handles {
+        handle.await.expect("a task panicked");
+    }
+    sum
+}
 
 /// The same million tasks with every `JoinHandle` kept until the end, as `spawn_per_item` does: a
 /// finished task's memory stays until its handle is awaited or dropped.
@@ -287,6 +325,7 @@ mod tests {
         let a = rt.block_on(spawn_into_slice(500, 10, 0));
         let b = rt.block_on(spawn_keep_handles(500, 10, 64));
         assert_eq!(a, b);
+        assert_eq!(a, rt.block_on(spawn_into_slice_keeping_handles(500, 10, 0)));
         assert_eq!(a, rt.block_on(spawn_into_slice(500, 10, 7)));
         assert_eq!(a, rt.block_on(inline(500, 10)));
     }

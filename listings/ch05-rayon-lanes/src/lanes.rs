@@ -101,8 +101,9 @@ impl Lane {
 }
 
 // ANCHOR: niced_pool
-/// A lane whose threads the kernel runs only when nothing more urgent wants the CPU: each
-/// thread lowers its own priority as it starts (on Linux the nice value is per thread).
+/// A lane whose threads get a small share of the CPU when others want it: each thread lowers
+/// its own weight as it starts (nice 19; on Linux the nice value is per thread). The kernel
+/// still decides when a waking thread preempts one of them.
 pub fn niced_pool(
     threads: usize,
 ) -> Result<rayon::ThreadPool, rayon::ThreadPoolBuildError> {
@@ -116,6 +117,24 @@ pub fn niced_pool(
         .build()
 }
 // ANCHOR_END: niced_pool
+
+// ANCHOR: sched_idle_pool
+/// A lane whose threads run under `SCHED_IDLE`, a policy rather than a weight: a normal
+/// thread that wakes preempts one of them at once. Entering it needs no privilege.
+pub fn sched_idle_pool(
+    threads: usize,
+) -> Result<rayon::ThreadPool, rayon::ThreadPoolBuildError> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .start_handler(|_| {
+            let param = libc::sched_param { sched_priority: 0 };
+            // SAFETY: sched_setscheduler only reads its arguments; `0` names the calling
+            // thread. The cell checks that it took.
+            unsafe { libc::sched_setscheduler(0, libc::SCHED_IDLE, &param) };
+        })
+        .build()
+}
+// ANCHOR_END: sched_idle_pool
 
 // ANCHOR: inline
 /// The pitfall: Rayon called from the handler. `install` (like a `par_iter` on
@@ -214,4 +233,10 @@ pub async fn offload_or_busy<T: Send + 'static>(
 pub fn thread_nice() -> i32 {
     // SAFETY: getpriority only reads its arguments; `0` names the calling thread.
     unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) }
+}
+
+/// The calling thread's scheduling policy (`SCHED_OTHER` 0, `SCHED_IDLE` 5 on Linux).
+pub fn thread_policy() -> i32 {
+    // SAFETY: sched_getscheduler only reads its argument; `0` names the calling thread.
+    unsafe { libc::sched_getscheduler(0) }
 }

@@ -13,7 +13,7 @@ use ch05_rayon_lanes::budget::{CpuQuota, host_cpus, threads};
 use ch05_rayon_lanes::{
     Batch, Lane, LaneError, Ticking, batch, evaluate, evaluate_sequential,
     handle_inline, niced_pool, offload, offload_or_busy, offload_permit_in_job,
-    offload_spawn_blocking, shed, thread_nice,
+    offload_spawn_blocking, sched_idle_pool, shed, thread_nice, thread_policy,
 };
 use child::{BudgetReport, PanicReport};
 use measure::loadgen::{OpenLoop, fixed_rate};
@@ -107,6 +107,8 @@ struct Setup {
     pool: Arc<rayon::ThreadPool>,
     /// The same size of pool, its threads at nice 19 (`niced_pool`).
     niced: Arc<rayon::ThreadPool>,
+    /// The same size of pool, its threads under `SCHED_IDLE` (`sched_idle_pool`).
+    sched_idle: Arc<rayon::ThreadPool>,
     work: Batch,
     answer: u64,
 }
@@ -122,6 +124,7 @@ fn burst_cell(
     let rt = measure::runtime(p.workers)?;
     let (pool, variant) = match variant {
         "rayon_spawn_niced" => (&s.niced, "rayon_spawn"),
+        "rayon_spawn_sched_idle" => (&s.sched_idle, "rayon_spawn"),
         other => (&s.pool, other),
     };
     let lane = Lane::new(pool.clone(), permits, p.rounds);
@@ -173,7 +176,12 @@ fn burst_cell(
     }
     if variant == "rayon_spawn" {
         m.push("most_in_pool", "count", lane.most_in_pool() as f64)
-            .push("lane_nice", "count", f64::from(pool.install(thread_nice)));
+            .push("lane_nice", "count", f64::from(pool.install(thread_nice)))
+            .push(
+                "lane_policy",
+                "count",
+                f64::from(pool.install(thread_policy)),
+            );
     }
     Ok(m)
 }
@@ -580,9 +588,13 @@ fn main() {
     let niced = niced_pool(p.rayon_threads).unwrap_or_else(|e| {
         fail(format!("cannot start the niced Rayon pool: {e}"))
     });
+    let sched_idle = sched_idle_pool(p.rayon_threads).unwrap_or_else(|e| {
+        fail(format!("cannot start the SCHED_IDLE Rayon pool: {e}"))
+    });
     let s = Setup {
         pool: Arc::new(pool),
         niced: Arc::new(niced),
+        sched_idle: Arc::new(sched_idle),
         work,
         answer,
     };
@@ -613,6 +625,7 @@ fn main() {
                     "rayon_spawn",
                     "spawn_blocking",
                     "rayon_spawn_niced",
+                    "rayon_spawn_sched_idle",
                 ],
             ),
             |cell, _| burst_cell(p, s, &cell.variant, p.permits),

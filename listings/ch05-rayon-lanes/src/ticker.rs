@@ -11,8 +11,9 @@ use std::time::Duration;
 /// Wakes every `period` until `stop` is set and records how late each wake-up
 /// was, from the time it was due. Ticks missed while the ticker could not run
 /// are skipped, not made up: after a wake-up more than a period late, the next
-/// is due a period after it. Tokio's timer rounds a deadline up to the next
-/// millisecond, so lateness under a millisecond is the timer, not the load.
+/// is due a period after it. Tokio's timer rounds the deadline up to the next
+/// millisecond and counts the park from the current millisecond rounded down,
+/// so up to about 2 ms of lateness is the timer, not the load.
 pub async fn ticker(period: Duration, stop: Arc<AtomicBool>) -> LatencyHistogram {
     let mut lateness = LatencyHistogram::new();
     let mut due = tokio::time::Instant::now() + period;

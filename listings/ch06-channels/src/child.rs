@@ -2,13 +2,14 @@
 //! listing runs itself for the system allocator and the `ch06-mimalloc` binary for
 //! mimalloc), pinned to its CPUs before any thread starts. It prints one JSON line.
 //!
-//! - `child throughput IMPL SENDERS RECEIVERS CAPACITY N WORKERS CPUS`
-//! - `child pingpong IMPL N WORKERS CPUS`
-//! - `child select IMPL CAPACITY N WORKERS CPUS`
+//! - `child throughput IMPL SENDERS RECEIVERS CAPACITY N WORKERS CPUS LEAST_MS`
+//! - `child pingpong IMPL N WORKERS CPUS LEAST_MS`
+//! - `child select IMPL CAPACITY N WORKERS CPUS LEAST_MS`
 //! - `child cancel IMPL N WORKERS CPUS`
 //!
 //! IMPL: tokio_mpsc, tokio_batch, kanal, async_channel, flume, crossbeam. CPUS 0
-//! leaves the mask alone.
+//! leaves the mask alone. After an untimed warm-up pass, a cell repeats its timed
+//! pass of N until it has timed at least LEAST_MS.
 
 use crate::{
     AsyncChannel, Flume, Kanal, TokioBatch, TokioMpsc, cancelled_receives,
@@ -70,6 +71,49 @@ enum Work {
     Sync(Box<dyn FnOnce() -> Outcome + Send>),
 }
 
+const NOTHING_MOVED: crate::Moved = crate::Moved {
+    seconds: 0.0,
+    messages: 0,
+};
+
+/// Adds one timed pass to the cell's total; whether the cell needs another to be
+/// timed for `min_s` (then a thread's start, a first touch of memory or one
+/// scheduler tick is a small part of it).
+fn more(total: &mut crate::Moved, pass: crate::Moved, min_s: f64) -> bool {
+    total.seconds += pass.seconds;
+    total.messages += pass.messages;
+    total.seconds < min_s
+}
+
+/// Round trips timed so far in a ping-pong cell.
+struct Trips {
+    hist: measure::stats::LatencyHistogram,
+    time: std::time::Duration,
+    n: u64,
+}
+
+/// Adds one pass of `n` round trips; whether the cell needs another to be timed
+/// for `min_s`.
+fn more_trips(
+    total: &mut Trips,
+    (hist, time): (measure::stats::LatencyHistogram, std::time::Duration),
+    n: u64,
+    min_s: f64,
+) -> bool {
+    total.hist.merge(&hist);
+    total.time += time;
+    total.n += n;
+    total.time.as_secs_f64() < min_s
+}
+
+fn no_trips() -> Trips {
+    Trips {
+        hist: measure::stats::LatencyHistogram::new(),
+        time: std::time::Duration::ZERO,
+        n: 0,
+    }
+}
+
 fn moved(m: crate::Moved) -> Report {
     Report {
         seconds: m.seconds,
@@ -78,16 +122,13 @@ fn moved(m: crate::Moved) -> Report {
     }
 }
 
-fn rtt(
-    (h, d): (measure::stats::LatencyHistogram, std::time::Duration),
-    n: u64,
-) -> Report {
+fn rtt(t: Trips) -> Report {
     Report {
-        seconds: d.as_secs_f64(),
-        messages: n,
-        rtt_p50_ns: h.p50_ns(),
-        rtt_p99_ns: h.p99_ns(),
-        rtt_over_1us: h.share_above(std::time::Duration::from_micros(1)),
+        seconds: t.time.as_secs_f64(),
+        messages: t.n,
+        rtt_p50_ns: t.hist.p50_ns(),
+        rtt_p99_ns: t.hist.p99_ns(),
+        rtt_over_1us: t.hist.share_above(std::time::Duration::from_micros(1)),
         ..Report::default()
     }
 }
@@ -105,15 +146,20 @@ pub fn run(args: &[String]) -> Outcome {
                 arg::<usize>(a, 2, "capacity")?,
                 arg::<u64>(a, 3, "messages")?,
             );
+            let min_s = arg::<f64>(a, 6, "least timed ms")? / 1e3;
             // An untimed pass of a quarter of the messages first: threads started,
             // memory touched, code and branch predictors warm.
             let warm_up = (n / 4).max(1);
             let work = by_impl!(name, F => async move {
                 throughput::<F>(s, r, cap, warm_up).await?;
-                throughput::<F>(s, r, cap, n).await.map(moved)
+                let mut total = NOTHING_MOVED;
+                while more(&mut total, throughput::<F>(s, r, cap, n).await?, min_s) {}
+                Ok(moved(total))
             }, crossbeam => {
                 throughput_crossbeam(s, r, cap, warm_up)?;
-                throughput_crossbeam(s, r, cap, n).map(moved)
+                let mut total = NOTHING_MOVED;
+                while more(&mut total, throughput_crossbeam(s, r, cap, n)?, min_s) {}
+                Ok(moved(total))
             });
             (
                 work,
@@ -123,13 +169,18 @@ pub fn run(args: &[String]) -> Outcome {
         }
         "pingpong" => {
             let n = arg::<u64>(a, 0, "round trips")?;
+            let min_s = arg::<f64>(a, 3, "least timed ms")? / 1e3;
             let warm_up = (n / 4).max(1);
             let work = by_impl!(name, F => async move {
                 ping_pong::<F>(warm_up).await?;
-                ping_pong::<F>(n).await.map(|r| rtt(r, n))
+                let mut total = no_trips();
+                while more_trips(&mut total, ping_pong::<F>(n).await?, n, min_s) {}
+                Ok(rtt(total))
             }, crossbeam => {
                 ping_pong_crossbeam(warm_up)?;
-                ping_pong_crossbeam(n).map(|r| rtt(r, n))
+                let mut total = no_trips();
+                while more_trips(&mut total, ping_pong_crossbeam(n)?, n, min_s) {}
+                Ok(rtt(total))
             });
             (
                 work,
@@ -142,9 +193,19 @@ pub fn run(args: &[String]) -> Outcome {
                 arg::<usize>(a, 0, "capacity")?,
                 arg::<u64>(a, 1, "messages")?,
             );
+            let min_s = arg::<f64>(a, 4, "least timed ms")? / 1e3;
+            let warm_up = (n / 4).max(1);
             let work = by_impl!(name, F => async move {
-                select_two::<F>(cap, n).await.map(moved)
-            }, crossbeam => select_two_crossbeam(cap, n).map(moved));
+                select_two::<F>(cap, warm_up).await?;
+                let mut total = NOTHING_MOVED;
+                while more(&mut total, select_two::<F>(cap, n).await?, min_s) {}
+                Ok(moved(total))
+            }, crossbeam => {
+                select_two_crossbeam(cap, warm_up)?;
+                let mut total = NOTHING_MOVED;
+                while more(&mut total, select_two_crossbeam(cap, n)?, min_s) {}
+                Ok(moved(total))
+            });
             (
                 work,
                 arg::<usize>(a, 2, "workers")?,

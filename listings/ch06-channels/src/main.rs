@@ -28,8 +28,11 @@ struct Params {
     capacities: Vec<usize>,
     /// (senders, receivers), as the source's.
     topologies: Vec<(usize, usize)>,
-    /// Ping-pong round trips per cell.
+    /// Ping-pong round trips per pass.
     round_trips: u64,
+    /// A throughput, ping-pong or select cell repeats its pass (of `messages` or
+    /// `round_trips`) until it has timed at least this long, after a warm-up pass.
+    least_timed_ms: u64,
     /// `threads`: 1 → 1 at capacity 1024 on this many CPUs.
     thread_cpus: Vec<usize>,
     /// `queue_depth`: messages a second offered (twice what the consumer takes),
@@ -57,6 +60,7 @@ impl Params {
             capacities: vec![1024, 1],
             topologies: vec![(1, 1), (4, 1), (4, 4)],
             round_trips: if quick { 5_000 } else { 100_000 },
+            least_timed_ms: if quick { 0 } else { 200 },
             thread_cpus: (1..=host_cpus()).collect(),
             offered_per_s: 40_000.0,
             consumer_us: 50,
@@ -153,6 +157,7 @@ fn throughput_cell(
             p.messages.to_string(),
             p.workers.to_string(),
             cpus.to_string(),
+            p.least_timed_ms.to_string(),
         ],
     )?;
     let mut m = Measurement::new();
@@ -160,14 +165,19 @@ fn throughput_cell(
     Ok(m)
 }
 
-fn ping_pong_cell(p: &Params, variant: &str) -> Result<Measurement, String> {
+fn ping_pong_cell(
+    p: &Params,
+    variant: &str,
+    workers: u32,
+) -> Result<Measurement, String> {
     let r = in_child(
         variant,
         &[
             "pingpong".into(),
             p.round_trips.to_string(),
-            p.workers.to_string(),
+            workers.to_string(),
             "0".into(),
+            p.least_timed_ms.to_string(),
         ],
     )?;
     let mut m = Measurement::new();
@@ -192,6 +202,7 @@ fn select_cell(
             p.messages.to_string(),
             p.workers.to_string(),
             "0".into(),
+            p.least_timed_ms.to_string(),
         ],
     )?;
     let mut m = Measurement::new();
@@ -475,11 +486,23 @@ fn main() {
         Experiment::new("throughput", throughput_cells, |cell, _| {
             throughput_cell(p, &cell.case, &cell.variant, 0)
         })
-        .shaped_by(measure::fields!(p => workers, messages, capacities, topologies)),
+        .shaped_by(measure::fields!(p => workers, messages, least_timed_ms, capacities, topologies)),
         Experiment::new("ping_pong", Cell::grid(["cap1"], &both), |cell, _| {
-            ping_pong_cell(p, &cell.variant)
+            ping_pong_cell(p, &cell.variant, p.workers)
         })
-        .shaped_by(measure::fields!(p => workers, round_trips))
+        .shaped_by(measure::fields!(p => workers, round_trips, least_timed_ms))
+        .repetitions(20),
+        // The same on one worker (both CPUs still there): no other worker to take
+        // a woken task from the run queue.
+        Experiment::new(
+            "ping_pong_one_worker",
+            Cell::grid(
+                ["cap1"],
+                ["tokio_mpsc", "kanal", "async_channel", "flume"],
+            ),
+            |cell, _| ping_pong_cell(p, &cell.variant, 1),
+        )
+        .shaped_by(measure::fields!(p => round_trips, least_timed_ms))
         .repetitions(20),
         Experiment::new(
             "select",
@@ -497,7 +520,7 @@ fn main() {
         )
         // Ten repetitions left its recv_many claim undecided on a remeasure, whose report
         // estimated that about twenty would decide it.
-        .shaped_by(measure::fields!(p => workers, messages, capacities))
+        .shaped_by(measure::fields!(p => workers, messages, least_timed_ms, capacities))
         .repetitions(20),
         Experiment::new(
             "cancel",
@@ -514,9 +537,10 @@ fn main() {
                 cell.case.parse().map_err(|_| "a CPU count".to_string())?;
             let mut q = Params::for_machine(false, n as u32);
             q.messages = p.messages;
+            q.least_timed_ms = p.least_timed_ms;
             throughput_cell(&q, "1to1_cap1024", &cell.variant, n)
         })
-        .shaped_by(measure::fields!(p => messages, thread_cpus))
+        .shaped_by(measure::fields!(p => messages, least_timed_ms, thread_cpus))
         .repetitions(20),
         Experiment::new(
             "queue_depth",

@@ -25,6 +25,7 @@ fn an_unknown_channel_is_named() {
             "100",
             "1",
             "0",
+            "0",
         ])
         .output()
         .unwrap();
@@ -45,6 +46,7 @@ fn tokio_mpsc_has_no_second_receiver() {
             "100",
             "1",
             "0",
+            "0",
         ])
         .output()
         .unwrap();
@@ -63,7 +65,18 @@ fn every_channel_delivers_every_message() {
         "crossbeam",
     ] {
         let out = listing()
-            .args(["child", "throughput", imp, "2", "1", "4", "10000", "2", "0"])
+            .args([
+                "child",
+                "throughput",
+                imp,
+                "2",
+                "1",
+                "4",
+                "10000",
+                "2",
+                "0",
+                "0",
+            ])
             .output()
             .unwrap();
         assert!(
@@ -75,4 +88,34 @@ fn every_channel_delivers_every_message() {
             serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(report["messages"], 10000, "{imp}");
     }
+}
+
+#[test]
+fn a_cell_repeats_its_pass_until_it_has_timed_enough() {
+    let out = listing()
+        .args(["child", "pingpong", "kanal", "1000", "1", "0", "30"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let trips = report["messages"].as_u64().unwrap();
+    assert!(
+        trips > 1000 && trips.is_multiple_of(1000),
+        "{trips} round trips"
+    );
+    assert!(report["seconds"].as_f64().unwrap() >= 0.03, "{report}");
+}
+
+#[test]
+fn a_missing_least_time_is_refused() {
+    let out = listing()
+        .args(["child", "select", "kanal", "8", "100", "1", "0"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("least timed ms"));
 }
