@@ -43,9 +43,9 @@ pub async fn visit_guard_scoped(visits: &Visits, page: u64, upstream: &Upstream)
 // ANCHOR_END: guard_scoped
 
 // ANCHOR: clippy_await_holding_lock
-/// A `std::sync::MutexGuard` across an `.await`. The function compiles: only a future handed to
-/// `tokio::spawn` must be `Send`, and this one may be awaited on a current-thread runtime or a
-/// `LocalSet`, where a second task that waits for the lock blocks the only thread (see the
+/// A `std::sync::MutexGuard` across an `.await`. It compiles: only a spawned future must be
+/// `Send` (`tokio::spawn`, `Handle::spawn`, `JoinSet::spawn`, on any runtime), and this one may
+/// be awaited in `block_on` or in a `spawn_local` task on a `LocalSet`, where a second task that waits for the lock blocks the only thread (see the
 /// `current_thread_deadlock` example). Clippy's `await_holding_lock` catches it; the lint is
 /// allowed here only because this function exists to show it, and the book runs clippy with it
 /// forced on.
@@ -79,7 +79,8 @@ impl Upstream {
 }
 
 // ANCHOR: precise_upstream
-/// An upstream call that answers exactly `latency` after it was made: one thread holds every
+/// An upstream call that answers no earlier than `latency` after it was made, and on time when
+/// calls come one at a time: one thread holds every
 /// pending deadline, sleeps until just before the earliest and spins the rest of the way.
 #[derive(Clone)]
 pub struct PreciseUpstream {
@@ -176,15 +177,16 @@ pub fn count_std(counters: &StdCounters, key: u64) {
         .or_default() += 1;
 }
 
-/// `parking_lot::Mutex`: the same, smaller and faster, no poisoning.
+/// `parking_lot::Mutex`: the same, smaller (a one-byte state), no poisoning.
 pub fn count_parking_lot(counters: &ParkingLotCounters, key: u64) {
     *counters.lock().entry(key).or_default() += 1;
 }
 
-/// `tokio::sync::Mutex`: a semaphore of one permit. Every `lock().await` takes the permit
-/// with a compare-and-swap, then spends one unit of the task's cooperative budget (after 128,
-/// the lock returns `Pending` once so that the worker can run other tasks); every unlock takes
-/// the semaphore's waiter-list lock to hand the permit to a waiter, if there is one.
+/// `tokio::sync::Mutex`: a semaphore of one permit. A `lock().await` takes a free permit with a
+/// compare-and-swap (a taken one: the task queues under the semaphore's waiter-list lock), then
+/// spends one unit of the task's cooperative budget (after 128, the lock returns `Pending` once,
+/// with the permit already taken, so that the worker can run other tasks); every unlock takes
+/// the waiter-list lock to hand the permit to a waiter, if there is one.
 pub async fn count_tokio(counters: &TokioCounters, key: u64) {
     *counters.lock().await.entry(key).or_default() += 1;
 }

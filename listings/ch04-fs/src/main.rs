@@ -219,6 +219,7 @@ fn read_cell(
     let probe_reads = probe_reads();
     let io_before = io_counters();
     let faults_before = minor_faults();
+    let threads_before = threads().unwrap_or(0);
     let t = Instant::now();
     let read = LongestPoll {
         inner: Box::pin(read_batch(variant, files, p)),
@@ -241,6 +242,11 @@ fn read_cell(
     m.push("us_per_file", "µs", wall.as_secs_f64() * 1e6 / n)
         .push("longest_poll", "ns", longest_poll.as_nanos() as f64)
         .push("threads_max", "count", threads_max as f64)
+        .push(
+            "threads_started",
+            "count",
+            threads_max.saturating_sub(threads_before) as f64,
+        )
         .push("global_queue_max", "count", queue_max as f64);
     if let (Some((r0, b0)), Some((r1, b1))) = (io_before, io_after) {
         let reads = (r1 - r0).saturating_sub(probe_reads);

@@ -48,7 +48,8 @@ pub async fn one_spawn_blocking(files: Files) -> io::Result<u64> {
 // ANCHOR_END: one_spawn_blocking
 
 // ANCHOR: tokio_fs_all_at_once
-/// A task per file, all spawned at once: every read is a blocking-pool job at the same moment.
+/// A task per file, all spawned at once: every read is queued at once, and each becomes a
+/// blocking-pool job when its task first runs.
 pub async fn tokio_fs_all_at_once(files: Files) -> io::Result<u64> {
     let reads: Vec<_> = files
         .iter()

@@ -32,7 +32,10 @@ pub fn print(root: &Path) -> Result<PathBuf> {
             "--disable-component-update",
             "--disable-sync",
             // (--virtual-time-budget would make Chromium 156 print an empty page)
+            // Chromium's own header and footer (the file's URL, the date) off: the page numbers
+            // come from theme/measure.css's @page margin boxes, and the outline from the headings.
             "--no-pdf-header-footer",
+            "--generate-pdf-document-outline",
         ])
         .arg(format!("--user-data-dir={}", profile.path().display()))
         .arg(format!("--print-to-pdf={}", out.display()))
@@ -47,9 +50,20 @@ pub fn print(root: &Path) -> Result<PathBuf> {
             String::from_utf8_lossy(&status.stderr).trim()
         );
     }
-    let size = std::fs::metadata(&out)?.len();
+    // Chromium versions without the outline flag ignore it: say so rather than ship a PDF
+    // without bookmarks.
+    let pdf = std::fs::read(&out)?;
+    if !pdf.windows(15).any(|w| w == b"/Type /Outlines") {
+        bail!(
+            "{} has no outline (bookmarks): {browser} ignored --generate-pdf-document-outline; use a newer Chromium",
+            out.display()
+        );
+    }
+    let size = pdf.len();
+    let pages = pdf.windows(11).filter(|w| w == b"/Type /Page").count()
+        - pdf.windows(12).filter(|w| w == b"/Type /Pages").count();
     eprintln!(
-        "printed {} ({:.1} MiB) in {:.0} s",
+        "printed {} ({pages} pages, {:.1} MiB) in {:.0} s",
         out.display(),
         size as f64 / (1024.0 * 1024.0),
         started.elapsed().as_secs_f64()

@@ -191,7 +191,7 @@ fn record(machine: &str, ratio: f64) -> String {
 
 const CLAIMS: &str = "format = 2\n[[claim]]\nid = \"stall\"\nsays = \"inline at least 10× the fix\"\nratio = [\"e/$workers/inline/p99\", \"e/$workers/fix/p99\"]\nat-least = 10\n";
 
-const CLAIM_PAGE: &str = "# Ch\n\nInline was {{#measure claim record=ch09-x id=stall}} the fix.\n";
+const CLAIM_PAGE: &str = "# Ch\n\nInline was {{#measure claim record=ch09-x id=stall}} the fix.\n\n## Checked claims\n\n{{#measure claims record=ch09-x}}\n";
 
 #[test]
 fn a_claim_is_checked_on_the_books_machine_and_shown_on_the_readers() {
@@ -202,9 +202,21 @@ fn a_claim_is_checked_on_the_books_machine_and_shown_on_the_readers() {
         ("data/m/ch09-x.json", m.as_str()),
         ("data/laptop/ch09-x.json", other.as_str()),
     ];
+    // A chapter that states claims must list them, so that their verdicts need no mouse.
+    let unlisted = "# Ch\n\nInline was {{#measure claim record=ch09-x id=stall}} the fix.\n";
+    let (ok, err, _) = build_in(dir.path(), SUMMARY, unlisted, &files, &[]);
+    assert!(
+        !ok && err.contains("claims no page lists") && err.contains("ch09-x"),
+        "{err}"
+    );
     let (ok, err, book) = build_in(dir.path(), SUMMARY, CLAIM_PAGE, &files, &[]);
     assert!(ok, "{err}");
     let page = std::fs::read_to_string(book.join("ch.html")).unwrap();
+    assert!(
+        page.contains("href=\"ch.html#claim-ch09-x-stall\"")
+            && page.contains("<li id=\"claim-ch09-x-stall\">"),
+        "{page}"
+    );
     assert!(
         page.contains("class=\"claim held\"")
             && page.contains(">20.0×<")

@@ -39,6 +39,10 @@ pub struct Data {
     used_claims: RefCell<BTreeSet<(String, String)>>,
     /// Numbered tables and figures, by their `id=`.
     labels: BTreeMap<String, Label>,
+    /// The page (as HTML) that lists each record's checked claims (its `claims` directive).
+    claim_lists: BTreeMap<String, String>,
+    /// The provenance lines the current page has shown (a page says each once).
+    provenance_shown: RefCell<BTreeSet<String>>,
     /// Each chapter's workshop minutes (its `minutes` directive), in page order.
     sessions: Vec<Session>,
 }
@@ -137,6 +141,8 @@ impl Data {
             fallbacks: RefCell::new(BTreeSet::new()),
             used_claims: RefCell::new(BTreeSet::new()),
             labels: BTreeMap::new(),
+            claim_lists: BTreeMap::new(),
+            provenance_shown: RefCell::new(BTreeSet::new()),
             sessions: Vec::new(),
         }
     }
@@ -153,6 +159,18 @@ impl Data {
                 let Ok(d) = Directive::parse(text) else {
                     continue; // reported when the page is expanded
                 };
+                let html = std::path::Path::new(page)
+                    .with_extension("html")
+                    .to_string_lossy()
+                    .to_string();
+                if d.kind == "claims"
+                    && let Some(record) = d.get("record")
+                    && let Some(other) = self.claim_lists.insert(record.to_string(), html.clone())
+                {
+                    return Err(format!(
+                        "src/{page}: the claims of `{record}` are listed twice (also on {other}): list them on one page"
+                    ));
+                }
                 let Some(id) = d.get("id") else { continue };
                 let kind = match d.kind.as_str() {
                     "table" => {
@@ -165,10 +183,6 @@ impl Data {
                     }
                     _ => continue,
                 };
-                let html = std::path::Path::new(page)
-                    .with_extension("html")
-                    .to_string_lossy()
-                    .to_string();
                 let label = Label {
                     name: kind,
                     page: html,
@@ -302,6 +316,16 @@ impl Data {
         }
     }
 
+    /// Whether the current page has yet to show the provenance line `key`; from now on it has.
+    pub fn first_on_page(&self, key: String) -> bool {
+        self.provenance_shown.borrow_mut().insert(key)
+    }
+
+    /// A new page begins: its tables say their provenance again, once.
+    pub fn new_page(&self) {
+        self.provenance_shown.borrow_mut().clear();
+    }
+
     /// Records the page just rendered took from the reference machine; clears the list.
     pub fn take_fallbacks(&self) -> Vec<String> {
         std::mem::take(&mut *self.fallbacks.borrow_mut())
@@ -331,12 +355,30 @@ impl Data {
             .insert((record.to_string(), id.to_string()));
     }
 
-    /// Claims defined in a listing's claims.toml that no page states: "listing/id".
+    /// The page that lists `record`'s checked claims, as HTML, if one does.
+    pub fn claim_list_page(&self, record: &str) -> Option<&str> {
+        self.claim_lists.get(record).map(String::as_str)
+    }
+
+    /// Records whose claims a page states but no page lists (each chapter ends with its list).
+    pub fn unlisted_claims(&self) -> Vec<String> {
+        let used: BTreeSet<String> = self
+            .used_claims
+            .borrow()
+            .iter()
+            .map(|(record, _)| record.clone())
+            .collect();
+        used.into_iter()
+            .filter(|r| !self.claim_lists.contains_key(r))
+            .collect()
+    }
+
     /// The listings (folders under listings/), sorted.
     pub fn listings(&self) -> Vec<String> {
         self.available(&self.root.join("listings"), false)
     }
 
+    /// Claims defined in a listing's claims.toml that no page states: "listing/id".
     pub fn unused_claims(&self) -> Result<Vec<String>, String> {
         let mut out = Vec::new();
         for listing in self.listings() {

@@ -7,7 +7,8 @@
 //! | `chart` | inline SVG (lines for a sweep, bars for variants), caption, the data table beside it |
 //! | `value` | one number in a sentence (`stat=median|min|max`) |
 //! | `ratio` | one median divided by another (`over.KEY=...` changes the denominator's selector) |
-//! | `claim` | a claim from the listing's claims.toml, checked: its figure (or a mark) with the claim as hover text |
+//! | `claim` | a claim from the listing's claims.toml, checked: its figure (or a mark), linked to its entry in the chapter's list |
+//! | `claims` | a chapter's checked claims: each one's sentence, figure, bound and verdict (the chapter's end) |
 //! | `param` | one of the record's parameters |
 //! | `machine` | the machine a record was measured on, in words |
 //! | `machines` | which machine each chapter's figures come from |
@@ -128,6 +129,7 @@ impl Preprocessor for Measure {
                     f.line, f.text
                 ));
             }
+            data.new_page();
             match expand(&data, &code::annotate_blocks(&ch.content)) {
                 Ok(text) => ch.content = with_fallback_note(&data, text),
                 Err(e) => errors.push(format!("src/{page}: {e}")),
@@ -148,6 +150,13 @@ impl Preprocessor for Measure {
             )),
             Err(e) => errors.push(e),
             _ => {}
+        }
+        let unlisted = data.unlisted_claims();
+        if !unlisted.is_empty() && errors.is_empty() {
+            errors.push(format!(
+                "chapters whose claims no page lists (end the chapter with a {{{{#measure claims record=...}}}} under a heading): {}",
+                unlisted.join(", ")
+            ));
         }
         for warning in data.warnings() {
             eprintln!("warning: {warning}");

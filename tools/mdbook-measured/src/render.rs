@@ -27,6 +27,7 @@ pub fn render(data: &Data, d: &Directive) -> Result<String, String> {
         "versions" => versions(data, d),
         "version" => version(data, d),
         "claim" => claim(data, d),
+        "claims" => claims_list(data, d),
         "ref" => {
             d.check_keys(&["id"])?;
             let id = d
@@ -50,7 +51,7 @@ pub fn render(data: &Data, d: &Directive) -> Result<String, String> {
         "verdicts" => verdicts(data, d),
         "coverage" => coverage(d),
         other => Err(format!(
-            "unknown kind `{other}` (table, chart, value, ratio, claim, param, machine, topology, machines, class, minutes, runtime, hints, schedule, history, verdicts, coverage, provenance, versions, version)"
+            "unknown kind `{other}` (table, chart, value, ratio, claim, claims, param, machine, topology, machines, class, minutes, runtime, hints, schedule, history, verdicts, coverage, provenance, versions, version)"
         )),
     }
 }
@@ -155,7 +156,15 @@ fn coordinates<'a>(
 
 fn table(data: &Data, d: &Directive) -> Result<String, String> {
     d.check_keys(&with_select(&[
-        "rows", "cols", "cases", "variants", "metrics", "caption", "label", "id",
+        "rows",
+        "cols",
+        "cases",
+        "variants",
+        "metrics",
+        "caption",
+        "label",
+        "id",
+        "case-unit",
     ]))?;
     let r = data.resolve(d, false)?;
     let (rows, cols, fixed) = layout(d, "rows", "cols", Dim::Case, Dim::Variant)?;
@@ -175,7 +184,7 @@ fn table(data: &Data, d: &Directive) -> Result<String, String> {
     // The wrapper scrolls sideways on a phone rather than cut the table off.
     Ok(format!(
         "<div class=\"measure-table\">{html}</div>\n{}\n",
-        provenance(data, &r.record, &r.machine, r.record.reps_of(&r.experiment))
+        provenance_once(data, &r.record, &r.machine, r.record.reps_of(&r.experiment))
     ))
 }
 
@@ -278,6 +287,19 @@ fn table_html(
     let corner = corner
         .or(d.get("label"))
         .map_or_else(|| rows.name().to_string(), str::to_string);
+    // Cases that are quantities (`case-unit=B`: byte counts) are shown in the reader's units.
+    let case_unit = d.get("case-unit");
+    let header = |dim: Dim, v: &str| -> Result<String, String> {
+        match (dim, case_unit) {
+            (Dim::Case, Some(unit)) => {
+                let n: f64 = v
+                    .parse()
+                    .map_err(|_| format!("case-unit={unit}: case `{v}` is not a number"))?;
+                Ok(esc(&format_value(n, unit)))
+            }
+            _ => Ok(data.label(dim, v)),
+        }
+    };
     // Estimated widths, column by column, to refuse a table the page cannot show whole.
     let mut widths = vec![TableFont::header(&corner)];
     widths.extend(col_values.iter().map(|c| TableFont::label(cols, c, data)));
@@ -290,15 +312,16 @@ fn table_html(
     }
     html.push_str(&format!("<thead><tr><th>{}</th>", esc(&corner)));
     for c in &col_values {
-        html.push_str(&format!("<th>{}</th>", data.label(cols, c)));
+        html.push_str(&format!("<th>{}</th>", header(cols, c)?));
     }
     html.push_str("</tr></thead><tbody>");
     for row in &row_values {
-        html.push_str(&format!("<tr><th>{}</th>", data.label(rows, row)));
+        html.push_str(&format!("<tr><th>{}</th>", header(rows, row)?));
         for (k, col) in col_values.iter().enumerate() {
             let (case, variant, metric) = coordinates(rows, row, cols, col, fixed, &fixed_v);
             let (cell, width) = match r.series(Some(case), Some(variant), Some(metric)) {
-                Ok(s) if s.values.len() > 1 => {
+                // A spread only where the repetitions differ: "457 B–457 B" says nothing.
+                Ok(s) if s.values.len() > 1 && s.min != s.max => {
                     let (median, spread) = (
                         format_value(s.median, &s.unit),
                         format!(
@@ -431,7 +454,7 @@ fn chart(data: &Data, d: &Directive) -> Result<String, String> {
     Ok(format!(
         "<figure class=\"measure-figure\"{id_attr}>{svg}<figcaption>{}</figcaption></figure>\n{numbers}{}\n",
         esc(&shown),
-        provenance(data, &r.record, &r.machine, r.record.reps_of(&r.experiment))
+        provenance_once(data, &r.record, &r.machine, r.record.reps_of(&r.experiment))
     ))
 }
 
@@ -698,6 +721,18 @@ pub fn provenance(data: &Data, rec: &Record, machine: &str, reps: u32) -> String
     )
 }
 
+/// A table's or chart's provenance line, where the page has not shown the same one already (the
+/// same record, machine and repetitions): a page says where its figures come from once, and again
+/// only where that changes (published figures, another machine, another experiment's count).
+fn provenance_once(data: &Data, rec: &Record, machine: &str, reps: u32) -> String {
+    let key = format!("{machine}/{}/{}/{reps}", rec.chapter, rec.created);
+    if data.first_on_page(key) {
+        provenance(data, rec, machine, reps)
+    } else {
+        String::new()
+    }
+}
+
 /// Over every cell of a record: (median, max) of steal + other processes' CPU in percent of a
 /// core, how many cells were noisy, and how many cells there were.
 fn record_noise(rec: &Record) -> Option<(f64, f64, usize, usize)> {
@@ -798,10 +833,23 @@ fn claim(data: &Data, d: &Directive) -> Result<String, String> {
             }
         )
     };
+    // The figure links to the claim's entry in its chapter's list: its verdict without a mouse.
+    let figure = match data.claim_list_page(record) {
+        Some(page) => format!(
+            "<a class=\"claim {class}\" href=\"{}#{}\" title=\"{}\">{}</a>",
+            esc(page),
+            claim_anchor(record, id),
+            esc(&title),
+            esc(&outcome.figure)
+        ),
+        None => format!(
+            "<span class=\"claim {class}\" title=\"{}\">{}</span>",
+            esc(&title),
+            esc(&outcome.figure)
+        ),
+    };
     let figure = format!(
-        "<span class=\"claim {class}\" title=\"{}\">{}</span> <span class=\"claim-interval\">({})</span>",
-        esc(&title),
-        esc(&outcome.figure),
+        "{figure} <span class=\"claim-interval\">({})</span>",
         esc(&outcome.interval_text())
     );
     Ok(match show {
@@ -813,17 +861,131 @@ fn claim(data: &Data, d: &Directive) -> Result<String, String> {
             claim.kind.name(),
             esc(&outcome.bound)
         ),
-        "mark" if outcome.held() => format!(
-            "<span class=\"claim-mark held\" title=\"{}\" aria-label=\"checked claim\">✓</span>",
-            esc(&title)
-        ),
-        "mark" => format!(
-            "<span class=\"claim-mark {class}\" title=\"{}\">{}</span>",
-            esc(&title),
-            verdict.trim_start()
-        ),
+        "mark" => {
+            let (tag, href) = match data.claim_list_page(record) {
+                Some(page) => (
+                    "a",
+                    format!(" href=\"{}#{}\"", esc(page), claim_anchor(record, id)),
+                ),
+                None => ("span", String::new()),
+            };
+            let text = if outcome.held() {
+                "✓".to_string()
+            } else {
+                verdict.trim_start().to_string()
+            };
+            format!(
+                "<{tag} class=\"claim-mark {class}\"{href} title=\"{}\" aria-label=\"checked claim: {}\">{text}</{tag}>",
+                esc(&title),
+                outcome.word()
+            )
+        }
         _ => format!("{figure}{verdict}"),
     })
+}
+
+/// The anchor of a claim's entry in its chapter's list, unique across the book (print.html holds
+/// every chapter).
+fn claim_anchor(record: &str, id: &str) -> String {
+    format!("claim-{}-{}", esc(record), esc(id))
+}
+
+/// A chapter's checked claims (`\{{#measure claims record=R}}`), for its end: each conclusion's
+/// sentence, figure with its interval, bound and verdict on the page's machine, then the
+/// invariants; what a reader without a mouse, and paper, sees of them. Listing a claim does not
+/// state it: a claim still needs its sentence in the prose.
+fn claims_list(data: &Data, d: &Directive) -> Result<String, String> {
+    d.check_keys(&["record", "machine"])?;
+    let r = data.resolve_record_only(d)?;
+    let record = d.get("record").unwrap_or_default();
+    let claims = data.claims(record)?;
+    let entry = |c: &measure::claims::Claim| {
+        let outcome = c.check(&r.record);
+        let (class, sign) = match outcome.verdict {
+            Verdict::Held => ("held", "✓"),
+            Verdict::NotShown => ("not-shown", "?"),
+            Verdict::Refuted => ("not-held", "✗"),
+            Verdict::Missing(_) => ("not-checked", "–"),
+        };
+        let figure = match &outcome.verdict {
+            Verdict::Missing(why) => esc(why),
+            _ => format!(
+                "{} <span class=\"claim-interval\">({})</span>; {}: {}",
+                esc(&outcome.figure),
+                esc(&outcome.interval_text()),
+                c.kind.name(),
+                esc(&outcome.bound)
+            ),
+        };
+        let mut notes = Vec::new();
+        if c.quiet {
+            notes.push("needs a quiet machine".to_string());
+        }
+        if let Some(on) = &c.depends_on {
+            notes.push(format!("depends on {}", esc(on)));
+        }
+        // How it failed, where it did: the interval against the bound, and what would decide it.
+        match outcome.verdict {
+            Verdict::NotShown => notes.insert(
+                0,
+                format!(
+                    "the interval straddles the bound: {}",
+                    esc(&outcome.decide_text())
+                ),
+            ),
+            Verdict::Refuted => notes.insert(
+                0,
+                format!(
+                    "the whole interval lies on the wrong side of the bound; rerun with <code>cargo run -p {} -- --save --machine {}</code>",
+                    esc(record),
+                    esc(&r.machine)
+                ),
+            ),
+            _ => {}
+        }
+        let notes = if notes.is_empty() {
+            String::new()
+        } else {
+            format!("<span class=\"depends\">{}</span>", notes.join("; "))
+        };
+        (
+            outcome.held(),
+            format!(
+                "<li id=\"{}\"><span class=\"claims-verdict {class}\">{sign} {}</span> <code>{}</code>: {}. <span class=\"claims-figure\">{figure}</span>{notes}</li>",
+                claim_anchor(record, &c.id),
+                outcome.word(),
+                esc(&c.id),
+                esc(&c.says)
+            ),
+        )
+    };
+    let conclusions: Vec<(bool, String)> = claims.conclusions().map(entry).collect();
+    let invariants: Vec<(bool, String)> = claims.invariants().map(entry).collect();
+    let held = conclusions.iter().filter(|(h, _)| *h).count();
+    let mut html = format!(
+        "<div class=\"claims-list\">\n<p class=\"claims-total\">On {}: {held} of {} conclusions held.</p>\n<ol class=\"claims\">\n",
+        esc(&r.machine),
+        conclusions.len()
+    );
+    for (_, li) in &conclusions {
+        html.push_str(li);
+        html.push('\n');
+    }
+    html.push_str("</ol>\n");
+    if !invariants.is_empty() {
+        let ok = invariants.iter().filter(|(h, _)| *h).count();
+        html.push_str(&format!(
+            "<p class=\"claims-total\">Sanity checks (invariants: a run that breaks one saves nothing): {ok} of {} held.</p>\n<ol class=\"claims invariants\">\n",
+            invariants.len()
+        ));
+        for (_, li) in &invariants {
+            html.push_str(li);
+            html.push('\n');
+        }
+        html.push_str("</ol>\n");
+    }
+    html.push_str("</div>\n");
+    Ok(html)
 }
 
 /// The confidence the verdicts ask for (`\{{#measure coverage}}`: "90%"), or what the interval

@@ -422,3 +422,63 @@ fn an_exercise_answer_shows_the_claim_in_plain_view() {
     .unwrap_err();
     assert!(e.contains("use figure, mark or answer"), "{e}");
 }
+
+#[test]
+fn claims_link_to_their_chapters_list_which_shows_each_verdict_without_a_mouse() {
+    let list = "# Demo\n\n## Checked claims\n\n{{#measure claims record=ch99-demo}}\n";
+    let pages = vec![(
+        "demo.md".to_string(),
+        Some("1".to_string()),
+        list.to_string(),
+    )];
+    let book = data().with_labels(&pages).unwrap();
+    let out = expand(
+        &book,
+        "Stall: {{#measure claim record=ch99-demo id=demo-stall}}; lowest{{#measure claim record=ch99-demo id=demo-fix-lowest show=mark}}.",
+    )
+    .unwrap();
+    assert!(
+        out.contains("<a class=\"claim held\" href=\"demo.html#claim-ch99-demo-demo-stall\""),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "<a class=\"claim-mark held\" href=\"demo.html#claim-ch99-demo-demo-fix-lowest\""
+        ),
+        "{out}"
+    );
+    let listed = expand(&book, list).unwrap();
+    // Each entry carries the anchor the figures link to, its verdict, sentence and bound.
+    assert!(
+        listed.contains("<li id=\"claim-ch99-demo-demo-stall\"><span class=\"claims-verdict held\">✓ held</span> <code>demo-stall</code>:"),
+        "{listed}"
+    );
+    assert!(listed.contains("; claim: ≥ "), "{listed}");
+    assert!(listed.contains("On test-machine: "), "{listed}");
+    assert!(listed.contains(" conclusions held."), "{listed}");
+    assert!(book.unlisted_claims().is_empty());
+
+    // On a reader's machine the list counts what held there and shows what did not.
+    let reader = book.with_reader(Some("reader-machine".into()));
+    let listed = expand(&reader, list).unwrap();
+    assert!(listed.contains("On reader-machine: "), "{listed}");
+    assert!(
+        listed.contains(
+            "<span class=\"claims-verdict not-held\">✗ refuted</span> <code>demo-stall</code>"
+        ),
+        "{listed}"
+    );
+
+    // A claim stated where no page lists its chapter's claims is an error of the build.
+    let bare = Data::new(&fixtures(), "test-machine");
+    expand(&bare, "{{#measure claim record=ch99-demo id=demo-stall}}").unwrap();
+    assert_eq!(bare.unlisted_claims(), vec!["ch99-demo".to_string()]);
+
+    // One list per chapter.
+    let twice = vec![
+        ("a.md".to_string(), None, list.to_string()),
+        ("b.md".to_string(), None, list.to_string()),
+    ];
+    let e = data_twice(twice);
+    assert!(e.contains("listed twice") && e.contains("a.html"), "{e}");
+}
