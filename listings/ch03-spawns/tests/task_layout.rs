@@ -7,6 +7,7 @@ use ch03_spawns::{
     idle_task, spawn_into_slice, spawn_into_slice_keeping_handles, spawn_keep_handles,
 };
 use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
 use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -16,15 +17,19 @@ struct Recording;
 
 static RECORDING: AtomicBool = AtomicBool::new(false);
 static SEEN: Mutex<Vec<(usize, usize)>> = Mutex::new(Vec::new());
+thread_local! {
+    /// This thread is noting an allocation: the note's own allocations are not noted (a flag per
+    /// thread, so that no other thread can turn recording back on under a lock holder).
+    static NOTING: Cell<bool> = const { Cell::new(false) };
+}
 /// The tests share the recorder, so they take turns.
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 unsafe impl GlobalAlloc for Recording {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // Swap the flag down while noting, so the Vec's own allocation is not noted.
-        if RECORDING.swap(false, Ordering::SeqCst) {
+        if RECORDING.load(Ordering::SeqCst) && !NOTING.with(|n| n.replace(true)) {
             SEEN.lock().unwrap().push((layout.size(), layout.align()));
-            RECORDING.store(true, Ordering::SeqCst);
+            NOTING.with(|n| n.set(false));
         }
         unsafe { System.alloc(layout) }
     }
