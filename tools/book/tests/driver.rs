@@ -308,3 +308,63 @@ fn a_claim_no_page_states_fails_the_build() {
         "{err}"
     );
 }
+
+/// A record where inline is 5× the fix (below the claim's 10×) with `noise` % of a core stolen
+/// in each cell.
+fn refuted_record(machine: &str, noise: f64) -> String {
+    let rec = measure::Record::sketch(
+        "ch09-x",
+        machine,
+        &[("workers", 1.0)],
+        &[
+            ("e", "1", "inline", "p99", "ns", &[5e5; 5]),
+            ("e", "1", "fix", "p99", "ns", &[1e5; 5]),
+            ("e", "1", "inline", "noise_steal", "%", &[noise; 5]),
+            ("e", "1", "fix", "noise_steal", "%", &[noise; 5]),
+            ("e", "1", "inline", "noise_others", "%", &[0.0; 5]),
+            ("e", "1", "fix", "noise_others", "%", &[0.0; 5]),
+        ],
+    );
+    serde_json::to_string(&rec).unwrap()
+}
+
+#[test]
+fn another_machines_book_counts_what_held_and_excuses_a_quiet_claim_only_on_a_noisy_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let claims = format!("{CLAIMS}quiet = true\n");
+    let (m, calm, noisy) = (
+        record("m", 20.0),
+        refuted_record("calm", 0.0),
+        refuted_record("noisy", 50.0),
+    );
+    let files = [
+        ("listings/ch09-x/claims.toml", claims.as_str()),
+        ("data/m/ch09-x.json", m.as_str()),
+        ("data/calm/ch09-x.json", calm.as_str()),
+        ("data/noisy/ch09-x.json", noisy.as_str()),
+    ];
+    let page_on = |machine: &str| {
+        let (ok, err, book) = build_in(
+            dir.path(),
+            SUMMARY,
+            CLAIM_PAGE,
+            &files,
+            &["--machine", machine],
+        );
+        assert!(ok, "{err}");
+        std::fs::read_to_string(book.join("ch.html")).unwrap()
+    };
+    let page = page_on("calm");
+    assert!(page.contains("✗ refuted on calm"), "{page}");
+    assert!(!page.contains("a claim for a quiet machine"), "{page}");
+    assert!(page.contains("On calm: 0 of 1 conclusions held."), "{page}");
+    assert!(
+        page.contains("the whole interval lies on the wrong side of the bound"),
+        "{page}"
+    );
+    let page = page_on("noisy");
+    assert!(
+        page.contains("✗ refuted on noisy (a claim for a quiet machine, on a noisy run)"),
+        "{page}"
+    );
+}

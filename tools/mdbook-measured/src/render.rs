@@ -777,8 +777,10 @@ fn claim(data: &Data, d: &Directive) -> Result<String, String> {
     data.note_claim_used(record, id);
     let outcome = claim.check(&r.record);
     let machine = &r.machine;
-    let noise = claim_noise(claim, &r.record)
-        .map(|n| format!(" ({})", noise_note(&n)))
+    let noisy = claim_noise(claim, &r.record);
+    let noise = noisy
+        .as_ref()
+        .map(|n| format!(" ({})", noise_note(n)))
         .unwrap_or_default();
     let title = format!(
         "Checked {}: {}. On {machine}: {}, {}{noise}.",
@@ -826,8 +828,9 @@ fn claim(data: &Data, d: &Directive) -> Result<String, String> {
             " <span class=\"claim-verdict {class}\">{sign} {} on {}{}</span>",
             outcome.word(),
             esc(machine),
-            if claim.quiet {
-                " (a claim for a quiet machine)"
+            // Said only where the run was noisy: on a quiet machine the excuse does not apply.
+            if claim.quiet && noisy.is_some() {
+                " (a claim for a quiet machine, on a noisy run)"
             } else {
                 ""
             }
