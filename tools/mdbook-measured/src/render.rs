@@ -165,6 +165,7 @@ fn table(data: &Data, d: &Directive) -> Result<String, String> {
         "label",
         "id",
         "case-unit",
+        "case-names",
     ]))?;
     let r = data.resolve(d, false)?;
     let (rows, cols, fixed) = layout(d, "rows", "cols", Dim::Case, Dim::Variant)?;
@@ -287,9 +288,16 @@ fn table_html(
     let corner = corner
         .or(d.get("label"))
         .map_or_else(|| rows.name().to_string(), str::to_string);
-    // Cases that are quantities (`case-unit=B`: byte counts) are shown in the reader's units.
+    // Cases that are quantities (`case-unit=B`: byte counts) are shown in the reader's units, and
+    // cases named by identifiers in the reader's words (`case-names="1to1_cap1:1 → 1;..."`).
     let case_unit = d.get("case-unit");
+    let case_names = case_names(d, rows, &row_values, cols, &col_values)?;
     let header = |dim: Dim, v: &str| -> Result<String, String> {
+        if dim == Dim::Case
+            && let Some(name) = case_names.get(v)
+        {
+            return Ok(esc(name));
+        }
         match (dim, case_unit) {
             (Dim::Case, Some(unit)) => {
                 let n: f64 = v
@@ -360,6 +368,42 @@ fn table_html(
         ));
     }
     Ok(html)
+}
+
+/// A table's `case-names="case:name;case:name"`, each case one the table shows.
+fn case_names(
+    d: &Directive,
+    rows: Dim,
+    row_values: &[String],
+    cols: Dim,
+    col_values: &[String],
+) -> Result<std::collections::BTreeMap<String, String>, String> {
+    let mut names = std::collections::BTreeMap::new();
+    let Some(spec) = d.get("case-names") else {
+        return Ok(names);
+    };
+    let shown: Vec<&String> = match (rows, cols) {
+        (Dim::Case, _) => row_values.iter().collect(),
+        (_, Dim::Case) => col_values.iter().collect(),
+        _ => return Err("case-names: this table has no cases in its rows or columns".into()),
+    };
+    for pair in spec.split(';').map(str::trim).filter(|p| !p.is_empty()) {
+        let (case, name) = pair
+            .split_once(':')
+            .ok_or_else(|| format!("case-names: `{pair}` is not CASE:NAME"))?;
+        if !shown.iter().any(|c| c.as_str() == case) {
+            return Err(format!(
+                "case-names: the table shows no case `{case}` (it shows {})",
+                shown
+                    .iter()
+                    .map(|c| c.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        names.insert(case.to_string(), name.to_string());
+    }
+    Ok(names)
 }
 
 fn chart(data: &Data, d: &Directive) -> Result<String, String> {

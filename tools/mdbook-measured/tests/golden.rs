@@ -482,3 +482,34 @@ fn claims_link_to_their_chapters_list_which_shows_each_verdict_without_a_mouse()
     let e = data_twice(twice);
     assert!(e.contains("listed twice") && e.contains("a.html"), "{e}");
 }
+
+#[test]
+fn cases_are_shown_in_the_readers_words_and_units() {
+    let out = expand(
+        &data(),
+        "{{#measure table record=ch99-demo metric=p99 case-names=\"1:one job;2:two jobs\"}}",
+    )
+    .unwrap();
+    assert!(
+        out.contains("<th>one job</th>")
+            && out.contains("<th>two jobs</th>")
+            && out.contains("<th>0</th>"),
+        "{out}"
+    );
+    let e = expand(
+        &data(),
+        "{{#measure table record=ch99-demo metric=p99 case-names=\"7:seven\"}}",
+    )
+    .unwrap_err();
+    assert!(
+        e.contains("shows no case `7`") && e.contains("0, 1, 2"),
+        "{e}"
+    );
+    // Byte counts in the reader's units.
+    let out = expand(
+        &data(),
+        "{{#measure table record=ch99-demo metric=p99 case-unit=B}}",
+    )
+    .unwrap();
+    assert!(out.contains("<th>1 B</th>"), "{out}");
+}
