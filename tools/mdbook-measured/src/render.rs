@@ -853,16 +853,14 @@ fn claim(data: &Data, d: &Directive) -> Result<String, String> {
             }
         }
     }
-    let (class, sign) = match outcome.verdict {
-        Verdict::Held => ("held", "✓"),
-        Verdict::NotShown => ("not-shown", "?"),
-        Verdict::Refuted => ("not-held", "✗"),
-        Verdict::Missing(ref why) => {
-            return Ok(format!(
-                "<span class=\"measure-na\" title=\"{}\">n/a</span>",
-                esc(&format!("Claim `{id}` not checked on {machine}: {why}"))
-            ));
-        }
+    let Some((class, sign)) = verdict_mark(&outcome.verdict) else {
+        return Ok(format!(
+            "<span class=\"measure-na\" title=\"{}\">n/a</span>",
+            esc(&format!(
+                "Claim `{id}` not checked on {machine}: {}",
+                outcome.summary()
+            ))
+        ));
     };
     // Beside a verdict other than held: what it was, on which machine.
     let verdict = if outcome.held() {
@@ -881,11 +879,10 @@ fn claim(data: &Data, d: &Directive) -> Result<String, String> {
         )
     };
     // The figure links to the claim's entry in its chapter's list: its verdict without a mouse.
-    let figure = match data.claim_list_page(record) {
-        Some(page) => format!(
-            "<a class=\"claim {class}\" href=\"{}#{}\" title=\"{}\">{}</a>",
-            esc(page),
-            claim_anchor(record, id),
+    let href = claim_href(data, record, id);
+    let figure = match &href {
+        Some(href) => format!(
+            "<a class=\"claim {class}\" href=\"{href}\" title=\"{}\">{}</a>",
             esc(&title),
             esc(&outcome.figure)
         ),
@@ -909,11 +906,8 @@ fn claim(data: &Data, d: &Directive) -> Result<String, String> {
             esc(&outcome.bound)
         ),
         "mark" => {
-            let (tag, href) = match data.claim_list_page(record) {
-                Some(page) => (
-                    "a",
-                    format!(" href=\"{}#{}\"", esc(page), claim_anchor(record, id)),
-                ),
+            let (tag, href) = match &href {
+                Some(href) => ("a", format!(" href=\"{href}\"")),
                 None => ("span", String::new()),
             };
             let text = if outcome.held() {
@@ -937,6 +931,22 @@ fn claim_anchor(record: &str, id: &str) -> String {
     format!("claim-{}-{}", esc(record), esc(id))
 }
 
+/// Where a claim's entry is, if a page lists its chapter's claims.
+fn claim_href(data: &Data, record: &str, id: &str) -> Option<String> {
+    data.claim_list_page(record)
+        .map(|page| format!("{}#{}", esc(page), claim_anchor(record, id)))
+}
+
+/// A verdict's CSS class and sign; none for a claim that could not be checked.
+fn verdict_mark(v: &Verdict) -> Option<(&'static str, &'static str)> {
+    match v {
+        Verdict::Held => Some(("held", "✓")),
+        Verdict::NotShown => Some(("not-shown", "?")),
+        Verdict::Refuted => Some(("not-held", "✗")),
+        Verdict::Missing(_) => None,
+    }
+}
+
 /// A chapter's checked claims (`\{{#measure claims record=R}}`), for its end: each conclusion's
 /// sentence, figure with its interval, bound and verdict on the page's machine, then the
 /// invariants; what a reader without a mouse, and paper, sees of them. Listing a claim does not
@@ -948,12 +958,7 @@ fn claims_list(data: &Data, d: &Directive) -> Result<String, String> {
     let claims = data.claims(record)?;
     let entry = |c: &measure::claims::Claim| {
         let outcome = c.check(&r.record);
-        let (class, sign) = match outcome.verdict {
-            Verdict::Held => ("held", "✓"),
-            Verdict::NotShown => ("not-shown", "?"),
-            Verdict::Refuted => ("not-held", "✗"),
-            Verdict::Missing(_) => ("not-checked", "–"),
-        };
+        let (class, sign) = verdict_mark(&outcome.verdict).unwrap_or(("not-checked", "–"));
         let figure = match &outcome.verdict {
             Verdict::Missing(why) => esc(why),
             _ => format!(
@@ -1419,11 +1424,9 @@ fn class(data: &Data, d: &Directive) -> Result<String, String> {
                                 o.word()
                             )
                         };
-                        match o.verdict {
-                            Verdict::Held => cell("held", "✓"),
-                            Verdict::NotShown => cell("not-shown", "?"),
-                            Verdict::Refuted => cell("not-held", "✗"),
-                            Verdict::Missing(_) => format!(
+                        match verdict_mark(&o.verdict) {
+                            Some((class, sign)) => cell(class, sign),
+                            None => format!(
                                 "<span class=\"measure-na\" title=\"{}\">n/a</span>",
                                 esc(&title)
                             ),
