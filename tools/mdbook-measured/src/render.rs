@@ -303,7 +303,9 @@ fn table_html(
                 let n: f64 = v
                     .parse()
                     .map_err(|_| format!("case-unit={unit}: case `{v}` is not a number"))?;
-                Ok(esc(&format_value(n, unit)))
+                // "4 KiB", not "4.00 KiB": a case is a setting, exact where it is whole.
+                let shown = format_value(n, unit);
+                Ok(esc(&whole_number(&shown)))
             }
             _ => Ok(data.label(dim, v)),
         }
@@ -368,6 +370,16 @@ fn table_html(
         ));
     }
     Ok(html)
+}
+
+/// "4.00 KiB" as "4 KiB", "64.0 KiB" as "64 KiB"; "1.50 MiB" stays.
+fn whole_number(shown: &str) -> String {
+    match shown.split_once(' ') {
+        Some((number, unit)) if number.parse::<f64>().is_ok_and(|v| v.fract() == 0.0) => {
+            format!("{} {unit}", number.parse::<f64>().unwrap_or_default())
+        }
+        _ => shown.to_string(),
+    }
 }
 
 /// A table's `case-names="case:name;case:name"`, each case one the table shows.
@@ -1801,4 +1813,17 @@ fn versions(data: &Data, d: &Directive) -> Result<String, String> {
     }
     html.push_str("</tbody></table>\n");
     Ok(html)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::whole_number;
+
+    #[test]
+    fn a_whole_case_loses_its_padding_and_a_fraction_keeps_it() {
+        assert_eq!(whole_number("4.00 KiB"), "4 KiB");
+        assert_eq!(whole_number("64.0 KiB"), "64 KiB");
+        assert_eq!(whole_number("1.50 MiB"), "1.50 MiB");
+        assert_eq!(whole_number("100 B"), "100 B");
+    }
 }
