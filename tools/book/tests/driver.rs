@@ -364,7 +364,131 @@ fn another_machines_book_counts_what_held_and_excuses_a_quiet_claim_only_on_a_no
     );
     let page = page_on("noisy");
     assert!(
-        page.contains("✗ refuted on noisy (a claim for a quiet machine, on a noisy run)"),
+        page.contains("✗ refuted on noisy (claim: ≥ 10×; missed the bound by 50%) (a claim for a quiet machine, on a noisy run)"),
+        "{page}"
+    );
+}
+
+/// A record of `ch09-x` with the given medians (five alike repetitions each) of four variants'
+/// p99, and no noise.
+fn four_variants(machine: &str, inline: f64, fix: f64, lane: f64, pool: f64) -> String {
+    let rec = measure::Record::sketch(
+        "ch09-x",
+        machine,
+        &[("workers", 1.0)],
+        &[
+            ("e", "1", "inline", "p99", "ns", &[inline; 5]),
+            ("e", "1", "fix", "p99", "ns", &[fix; 5]),
+            ("e", "1", "lane", "p99", "ns", &[lane; 5]),
+            ("e", "1", "pool", "p99", "ns", &[pool; 5]),
+            ("e", "1", "inline", "noise_steal", "%", &[0.0; 5]),
+            ("e", "1", "fix", "noise_steal", "%", &[0.0; 5]),
+            ("e", "1", "lane", "noise_steal", "%", &[0.0; 5]),
+            ("e", "1", "pool", "noise_steal", "%", &[0.0; 5]),
+        ],
+    );
+    serde_json::to_string(&rec).unwrap()
+}
+
+const FOUR_CLAIMS: &str = r#"format = 2
+[[claim]]
+id = "stall"
+says = "inline at least 10× the fix"
+ratio = ["e/1/inline/p99", "e/1/fix/p99"]
+at-least = 10
+[[claim]]
+id = "lane-beats-pool"
+says = "the pool at least twice the lane"
+ratio = ["e/1/pool/p99", "e/1/lane/p99"]
+at-least = 2
+[[claim]]
+id = "quiet-one"
+says = "the lane at least 3× the fix"
+ratio = ["e/1/lane/p99", "e/1/fix/p99"]
+at-least = 3
+quiet = true
+[[claim]]
+id = "fine"
+says = "inline at least 2× the fix"
+ratio = ["e/1/inline/p99", "e/1/fix/p99"]
+at-least = 2
+"#;
+
+const FOUR_CLAIMS_PAGE: &str = "# Ch\n\n<div class=\"found\">\n\n**What we found.** Inline was {{#measure claim record=ch09-x id=stall}} the fix.\n\n{{#measure verdict-summary record=ch09-x}}\n\n</div>\n\nThe pool took {{#measure claim record=ch09-x id=lane-beats-pool}} the lane's p99, and the lane {{#measure claim record=ch09-x id=quiet-one}} the fix's; inline {{#measure claim record=ch09-x id=fine}}.\n\n## The rule\n\n> Use the lane. {{#measure claim record=ch09-x id=lane-beats-pool show=mark}}\n\n## Checked claims\n\n{{#measure claims record=ch09-x}}\n";
+
+#[test]
+fn another_machines_book_says_which_claims_failed_how_and_marks_their_sentences() {
+    let dir = tempfile::tempdir().unwrap();
+    // The book's machine: every claim held. The laptop: the stall misses 10× by 5 % (marginal),
+    // the pool beats the lane (reversed), and the quiet claim fails on a quiet run.
+    let m = four_variants("m", 2e6, 1e5, 4e5, 1.2e6);
+    let laptop = four_variants("laptop", 9.5e5, 1e5, 2e5, 1e5);
+    let files = [
+        ("listings/ch09-x/claims.toml", FOUR_CLAIMS),
+        ("data/m/ch09-x.json", m.as_str()),
+        ("data/laptop/ch09-x.json", laptop.as_str()),
+    ];
+    let (ok, err, book) = build_in(dir.path(), SUMMARY, FOUR_CLAIMS_PAGE, &files, &[]);
+    assert!(ok, "{err}");
+    let page = std::fs::read_to_string(book.join("ch.html")).unwrap();
+    assert!(
+        page.contains("On m: 4 of 4 conclusions held.</strong></p>"),
+        "{page}"
+    );
+    assert!(!page.contains("claim-verdict"), "{page}");
+
+    let (ok, err, theirs) = build_in(
+        dir.path(),
+        SUMMARY,
+        FOUR_CLAIMS_PAGE,
+        &files,
+        &["--machine", "laptop"],
+    );
+    assert!(ok, "{err}");
+    let page = std::fs::read_to_string(theirs.join("ch.html")).unwrap();
+    // The summary at the top: how many held, and each one that did not, how.
+    assert!(
+        page.contains("On laptop: 1 of 4 conclusions held.</strong> These did not:"),
+        "{page}"
+    );
+    let summary = &page[page
+        .find("<ul class=\"verdict-summary\">")
+        .expect("the list")..];
+    let summary = &summary[..summary.find("</ul>").unwrap()];
+    assert_eq!(summary.matches("<li>").count(), 3, "{summary}");
+    assert!(
+        summary.contains("inline at least 10× the fix: <strong>9.50×</strong> (claim: ≥ 10×)")
+            && summary.contains("marginal: its median missed the bound by 5%"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("the pool at least twice the lane: <strong>0.500×</strong>")
+            && summary.contains("reversed: the effect went the other way"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("needs a quiet machine (this run was not noisy)")
+            && summary.contains("rerun: <code>cargo run -p ch09-x -- --filter e</code>")
+            && summary.contains("<a href=\"ch.html#claim-ch09-x-quiet-one\">its entry</a>"),
+        "{summary}"
+    );
+    // In the prose: the bound beside the figure, how it failed, and a link to the entry; the
+    // excuse for a quiet claim only where the run was noisy (it was not).
+    assert!(
+        page.contains("<a class=\"claim-verdict not-held\" href=\"ch.html#claim-ch09-x-lane-beats-pool\">✗ refuted on laptop (claim: ≥ 2×; reversed: the effect went the other way)</a>"),
+        "{page}"
+    );
+    assert!(!page.contains("a claim for a quiet machine"), "{page}");
+    // The rule's mark follows its claim: a ✗ with the verdict, not a ✓.
+    let rule = &page[page.find("Use the lane.").unwrap()..];
+    let rule = &rule[..rule.find("</blockquote>").unwrap()];
+    assert!(
+        rule.contains("claim-verdict not-held") && !rule.contains("✓"),
+        "{rule}"
+    );
+    // The held claim keeps its plain figure.
+    assert!(
+        page.contains(">9.50×<") && page.contains("class=\"claim held\""),
         "{page}"
     );
 }

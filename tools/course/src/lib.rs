@@ -29,17 +29,44 @@ pub struct Exercise {
     pub hints: Vec<String>,
 }
 
+/// A chapter's "predict, then measure" item: a question about the unmodified experiment that
+/// the student answers on paper first, then with one repetition of it
+/// (`cargo run -p CHAPTER -- --filter EXPERIMENT --reps 1`). The chapter's page asks it in full;
+/// the workshop's schedules name it by `question`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Predict {
+    /// The chapter: `ch07-axum`.
+    pub chapter: String,
+    /// The experiment the run keeps (`--filter`).
+    pub experiment: String,
+    /// The question, in a line.
+    pub question: String,
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct File {
     exercise: Vec<Exercise>,
+    #[serde(default)]
+    predict: Vec<Predict>,
+}
+
+fn load(root: &Path) -> Result<File> {
+    let path = root.join("course/exercises.toml");
+    let text = std::fs::read_to_string(&path).with_context(|| path.display().to_string())?;
+    toml::from_str(&text).with_context(|| path.display().to_string())
+}
+
+/// Each chapter's "predict, then measure" item, in order.
+pub fn predictions(root: &Path) -> Result<Vec<Predict>> {
+    Ok(load(root)?.predict)
 }
 
 /// The exercises, in order.
 pub fn exercises(root: &Path) -> Result<Vec<Exercise>> {
     let path = root.join("course/exercises.toml");
-    let text = std::fs::read_to_string(&path).with_context(|| path.display().to_string())?;
-    let file: File = toml::from_str(&text).with_context(|| path.display().to_string())?;
+    let file = load(root)?;
     for e in &file.exercise {
         if !e.crate_dir(root).join(&e.edit).is_file() {
             bail!(
@@ -299,6 +326,21 @@ impl Progress {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_chapter_with_an_exercise_has_one_predict_then_measure_question() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let predicts = predictions(&root).unwrap();
+        for e in exercises(&root).unwrap() {
+            let n = predicts.iter().filter(|p| p.chapter == e.chapter).count();
+            assert_eq!(n, 1, "{}: {n} predict-then-measure questions", e.chapter);
+        }
+        assert!(
+            predicts
+                .iter()
+                .all(|p| !p.experiment.is_empty() && p.question.ends_with('?'))
+        );
+    }
 
     #[test]
     fn a_member_manifest_gets_the_workspace_settings_written_in() {

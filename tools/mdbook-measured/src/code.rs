@@ -67,29 +67,97 @@ fn included_path(line: &str) -> Option<String> {
     (!file.contains("/outputs/")).then(|| file.to_string())
 }
 
-/// Drops the lines mdBook would hide in Rust blocks (`# ` or a lone `#`), keeping `##` escapes.
+/// For the page: drops the lines mdBook would hide in Rust blocks (`# ` or a lone `#`), keeping
+/// `##` escapes; wraps long comment lines; and marks a block whose code is still wider than the
+/// column (`cols-92`, `cols-100`: theme/measure.css sets it a little smaller, so it fits).
 pub fn strip_hidden_lines(content: &str) -> String {
     let mut out = String::with_capacity(content.len());
-    let mut in_rust = false;
-    let mut in_fence = false;
+    let mut block: Option<(String, String)> = None; // (opening fence, body) of a Rust block
+    let mut in_other_fence = false;
     for line in content.split_inclusive('\n') {
         let trimmed = line.trim_start();
-        if trimmed.starts_with("```") {
-            if !in_fence {
-                let info = trimmed.trim_start_matches('`').trim();
-                in_rust = info.split(',').next() == Some("rust");
+        let fence = trimmed.starts_with("```");
+        if let Some((open, body)) = &mut block {
+            if fence {
+                out.push_str(&with_width_class(open, body));
+                out.push_str(body);
+                out.push_str(line);
+                block = None;
+                continue;
             }
-            in_fence = !in_fence;
-            out.push_str(line);
+            let text = trimmed.trim_end_matches(['\n', '\r']);
+            if text == "#" || text.starts_with("# ") {
+                continue;
+            }
+            body.push_str(&wrap_comment(line).unwrap_or_else(|| line.to_string()));
             continue;
         }
-        let body = trimmed.trim_end_matches(['\n', '\r']);
-        let hidden = in_fence && in_rust && (body == "#" || body.starts_with("# "));
-        if !hidden {
-            out.push_str(line);
+        if fence && !in_other_fence {
+            let info = trimmed.trim_start_matches('`').trim();
+            if info.split(',').next() == Some("rust") {
+                block = Some((line.to_string(), String::new()));
+                continue;
+            }
+            in_other_fence = true;
+        } else if fence {
+            in_other_fence = false;
         }
+        out.push_str(line);
+    }
+    if let Some((open, body)) = block {
+        out.push_str(&open);
+        out.push_str(&body);
     }
     out
+}
+
+/// The opening fence, with a class naming how wide the block's longest line is when it is wider
+/// than the column.
+fn with_width_class(open: &str, body: &str) -> String {
+    let widest = body.lines().map(|l| l.chars().count()).max().unwrap_or(0);
+    let class = match widest {
+        w if w <= CODE_COLUMNS => return open.to_string(),
+        w if w <= 92 => "cols-92",
+        _ => "cols-100",
+    };
+    let end = open.trim_end_matches(['\n', '\r']);
+    format!("{end},{class}{}", &open[end.len()..])
+}
+
+/// The widest code line the text column shows whole at 1280 px (mdBook's 750 px column in its
+/// monospace font): a comment line wider than this is wrapped for the page.
+pub const CODE_COLUMNS: usize = 84;
+
+/// A whole-line comment (`//`, `///`, `//!`) wider than [`CODE_COLUMNS`], re-wrapped into lines
+/// with the same indentation and marker, so the page need not scroll; the listing is unchanged.
+fn wrap_comment(line: &str) -> Option<String> {
+    let text = line.trim_end_matches(['\n', '\r']);
+    if text.chars().count() <= CODE_COLUMNS {
+        return None;
+    }
+    let indent = &text[..text.len() - text.trim_start().len()];
+    let rest = text.trim_start();
+    let marker = ["///", "//!", "//"]
+        .into_iter()
+        .find(|m| rest.starts_with(m))?;
+    let words = rest[marker.len()..].split_whitespace();
+    let prefix = format!("{indent}{marker}");
+    let mut out = String::new();
+    let mut current = prefix.clone();
+    for word in words {
+        if current.len() > prefix.len()
+            && current.chars().count() + 1 + word.chars().count() > CODE_COLUMNS
+        {
+            out.push_str(&current);
+            out.push('\n');
+            current = prefix.clone();
+        }
+        current.push(' ');
+        current.push_str(word);
+    }
+    out.push_str(&current);
+    out.push('\n');
+    Some(out)
 }
 
 /// The HTML-only preprocessor: runs after `links`.
@@ -141,5 +209,44 @@ mod tests {
         );
         let text = "```text\n# kept: not rust\n```\n";
         assert_eq!(strip_hidden_lines(text), text);
+    }
+
+    #[test]
+    fn long_comment_lines_wrap_with_their_indentation_and_marker() {
+        let long = format!("    /// {}\n", "word ".repeat(30).trim_end());
+        let md = format!("```rust\n{long}fn f() {{}} // {}\n```\n", "x".repeat(90));
+        let out = strip_hidden_lines(&md);
+        let lines: Vec<&str> = out.lines().collect();
+        // The doc comment became two lines, each within the column, each `    ///`.
+        assert_eq!(
+            lines[1..3]
+                .iter()
+                .filter(|l| l.starts_with("    /// word"))
+                .count(),
+            2,
+            "{out}"
+        );
+        assert!(
+            lines
+                .iter()
+                .all(|l| l.chars().count() <= CODE_COLUMNS || l.starts_with("fn f()")),
+            "{out}"
+        );
+        assert_eq!(out.matches("word").count(), 30, "{out}");
+        // A trailing comment after code is left alone, and so is any non-Rust block.
+        assert!(
+            out.contains(&format!("fn f() {{}} // {}", "x".repeat(90))),
+            "{out}"
+        );
+        let text = format!("```text\n// {}\n```\n", "y ".repeat(60));
+        assert_eq!(strip_hidden_lines(&text), text);
+    }
+
+    #[test]
+    fn a_block_wider_than_the_column_is_marked_by_its_width() {
+        let code = |n: usize| format!("```rust,noplayground\nlet {} = 1;\n```\n", "x".repeat(n));
+        assert_eq!(strip_hidden_lines(&code(60)), code(60));
+        assert!(strip_hidden_lines(&code(80)).starts_with("```rust,noplayground,cols-92\n"));
+        assert!(strip_hidden_lines(&code(95)).starts_with("```rust,noplayground,cols-100\n"));
     }
 }

@@ -39,6 +39,8 @@ pub struct Data {
     used_claims: RefCell<BTreeSet<(String, String)>>,
     /// Numbered tables and figures, by their `id=`.
     labels: BTreeMap<String, Label>,
+    /// Where each record's claims are shown on every machine (the Machines page).
+    class_pages: BTreeMap<String, String>,
     /// The page (as HTML) that lists each record's checked claims (its `claims` directive).
     claim_lists: BTreeMap<String, String>,
     /// The provenance lines the current page has shown (a page says each once).
@@ -142,6 +144,7 @@ impl Data {
             used_claims: RefCell::new(BTreeSet::new()),
             labels: BTreeMap::new(),
             claim_lists: BTreeMap::new(),
+            class_pages: BTreeMap::new(),
             provenance_shown: RefCell::new(BTreeSet::new()),
             sessions: Vec::new(),
         }
@@ -153,8 +156,13 @@ impl Data {
         mut self,
         pages: &[(String, Option<String>, String)],
     ) -> Result<Data, String> {
+        // A chapter's subpage ("1.1") goes on counting its chapter's tables and figures.
+        let mut counts: BTreeMap<Option<String>, (usize, usize)> = BTreeMap::new();
         for (page, number, content) in pages {
-            let (mut tables, mut figures) = (0, 0);
+            let number = &number
+                .as_ref()
+                .map(|n| n.split('.').next().unwrap_or(n).to_string());
+            let (tables, figures) = counts.entry(number.clone()).or_default();
             for text in crate::directives_in(content) {
                 let Ok(d) = Directive::parse(text) else {
                     continue; // reported when the page is expanded
@@ -171,15 +179,25 @@ impl Data {
                         "src/{page}: the claims of `{record}` are listed twice (also on {other}): list them on one page"
                     ));
                 }
+                if d.kind == "class"
+                    && d.get("machines").is_none()
+                    && d.get("columns").is_none_or(|c| c == "claims")
+                {
+                    for record in d.get("records").unwrap_or_default().split(',') {
+                        self.class_pages
+                            .entry(record.to_string())
+                            .or_insert_with(|| html.clone());
+                    }
+                }
                 let Some(id) = d.get("id") else { continue };
                 let kind = match d.kind.as_str() {
                     "table" => {
-                        tables += 1;
-                        format!("Table {}", numbered(number, tables))
+                        *tables += 1;
+                        format!("Table {}", numbered(number, *tables))
                     }
                     "chart" => {
-                        figures += 1;
-                        format!("Figure {}", numbered(number, figures))
+                        *figures += 1;
+                        format!("Figure {}", numbered(number, *figures))
                     }
                     _ => continue,
                 };
@@ -203,7 +221,23 @@ impl Data {
         mut self,
         pages: &[(String, Option<String>, String)],
     ) -> Result<Data, String> {
-        for (page, _, content) in pages {
+        let title_of = |content: &str| {
+            content
+                .lines()
+                .find_map(|l| l.strip_prefix("# "))
+                .map(str::to_string)
+        };
+        for (page, number, content) in pages {
+            // A subpage ("1.1") states its chapter's minutes under the chapter's title.
+            let chapter = number
+                .as_ref()
+                .and_then(|n| n.split_once('.'))
+                .and_then(|(c, _)| {
+                    pages
+                        .iter()
+                        .find(|(_, n, _)| n.as_deref() == Some(c))
+                        .and_then(|(_, _, text)| title_of(text))
+                });
             for text in crate::directives_in(content) {
                 let Ok(d) = Directive::parse(text) else {
                     continue;
@@ -225,11 +259,10 @@ impl Data {
                         "src/{page}: a second minutes directive for {record}"
                     ));
                 }
-                let title = content
-                    .lines()
-                    .find_map(|l| l.strip_prefix("# "))
-                    .unwrap_or(record)
-                    .to_string();
+                let title = chapter
+                    .clone()
+                    .or_else(|| title_of(content))
+                    .unwrap_or_else(|| record.to_string());
                 self.sessions.push(Session {
                     record: record.to_string(),
                     title,
@@ -293,9 +326,13 @@ impl Data {
 
     /// The machine a directive reads: the one it names, else the reader's when they have this
     /// record, else the chapter's reference machine (noted as a fallback in a reader's book).
+    /// `machine=reference` names the chapter's reference machine, in the reader's book too (a
+    /// section about the book's own machine, such as its busy rerun, compares it with itself).
     pub fn machine_for(&self, record: &str, named: Option<&str>) -> String {
-        if let Some(m) = named {
-            return m.to_string();
+        match named {
+            Some(REFERENCE) => return self.reference_for(record).to_string(),
+            Some(m) => return m.to_string(),
+            None => {}
         }
         if let Some(reader) = &self.reader {
             if record::record_path(&self.root, reader, record).is_file() {
@@ -353,6 +390,11 @@ impl Data {
         self.used_claims
             .borrow_mut()
             .insert((record.to_string(), id.to_string()));
+    }
+
+    /// The page that shows `record`'s claims on every machine, one row a claim, if one does.
+    pub fn class_page(&self, record: &str) -> Option<&str> {
+        self.class_pages.get(record).map(String::as_str)
     }
 
     /// The page that lists `record`'s checked claims, as HTML, if one does.
@@ -684,6 +726,9 @@ pub fn list(v: &[String]) -> String {
         v.join(", ")
     }
 }
+
+/// The value of `machine=` that names the chapter's reference machine.
+pub const REFERENCE: &str = "reference";
 
 /// "1.2" in chapter 1, "2" on a page without a number.
 fn numbered(chapter: &Option<String>, n: usize) -> String {

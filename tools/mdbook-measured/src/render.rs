@@ -49,9 +49,11 @@ pub fn render(data: &Data, d: &Directive) -> Result<String, String> {
         "schedule" => schedule(data, d),
         "history" => history(data, d),
         "verdicts" => verdicts(data, d),
+        "verdict-summary" => verdict_summary(data, d),
+        "busy" => busy(data, d),
         "coverage" => coverage(d),
         other => Err(format!(
-            "unknown kind `{other}` (table, chart, value, ratio, claim, claims, param, machine, topology, machines, class, minutes, runtime, hints, schedule, history, verdicts, coverage, provenance, versions, version)"
+            "unknown kind `{other}` (table, chart, value, ratio, claim, claims, param, machine, topology, machines, class, minutes, runtime, hints, schedule, history, verdicts, verdict-summary, busy, coverage, provenance, versions, version)"
         )),
     }
 }
@@ -420,19 +422,39 @@ fn case_names(
 
 fn chart(data: &Data, d: &Directive) -> Result<String, String> {
     d.check_keys(&with_select(&[
-        "x", "series", "kind", "log", "caption", "xlabel", "ylabel", "cases", "variants",
-        "metrics", "label", "numbers", "id",
+        "x",
+        "series",
+        "kind",
+        "log",
+        "caption",
+        "xlabel",
+        "ylabel",
+        "cases",
+        "variants",
+        "metrics",
+        "label",
+        "numbers",
+        "id",
+        "ref-line",
+        "case-unit",
+        "case-names",
     ]))?;
     let r = data.resolve(d, false)?;
     let (x, series, fixed) = layout(d, "x", "series", Dim::Case, Dim::Variant)?;
     let caption = d
         .get("caption")
         .ok_or("a chart needs caption=\"...\" (what it shows, in words)")?;
+    // Bars on a log axis are drawn as dots (chart.rs): a bar from an arbitrary floor means nothing.
     let kind = match d.get("kind") {
         None if x == Dim::Case => ChartKind::Line,
         None | Some("bar") => ChartKind::Bar,
         Some("line") => ChartKind::Line,
-        Some(k) => return Err(format!("kind=`{k}`: use line or bar")),
+        Some("dot") => ChartKind::Dot,
+        Some(k) => {
+            return Err(format!(
+                "kind=`{k}`: use line (a sweep over cases), bar (linear axis) or dot (a dot plot, for a log axis)"
+            ));
+        }
     };
     let log = match d.get("log") {
         None | Some("auto") => None,
@@ -443,6 +465,7 @@ fn chart(data: &Data, d: &Directive) -> Result<String, String> {
     let fixed_v = fixed_value(&r, fixed)?;
     let xs = axis(&r, d, x)?;
     let names = axis(&r, d, series)?;
+    let case_names = case_names(d, x, &xs, series, &names)?;
     let mut unit = None;
     let mut lines = Vec::new();
     for name in &names {
@@ -465,9 +488,17 @@ fn chart(data: &Data, d: &Directive) -> Result<String, String> {
                 Err(_) => None,
             });
         }
-        // Cases are bare values ("2"); the legend names them ("burst 2").
+        // Cases are bare values ("2"); the legend names them ("burst 2"), or in the reader's
+        // words where the directive gives them.
         let legend = match series {
-            Dim::Case => format!("{} {name}", d.get("label").unwrap_or("case")),
+            Dim::Case => match case_names.get(name) {
+                Some(named) => named.clone(),
+                None => format!(
+                    "{} {}",
+                    d.get("label").unwrap_or("case"),
+                    chart_case_label(name, d.get("case-unit"))?
+                ),
+            },
             Dim::Metric => data.metric_name(name).to_string(),
             Dim::Variant => name.clone(),
         };
@@ -477,14 +508,28 @@ fn chart(data: &Data, d: &Directive) -> Result<String, String> {
     let ylabel = d
         .get("ylabel")
         .map_or_else(|| data.metric_name(&fixed_v).to_string(), str::to_string);
+    // The cases as numbers, so the chart can say how its categorical axis is spaced.
+    let x_values = (x == Dim::Case)
+        .then(|| xs.iter().map(|c| c.parse::<f64>().ok()).collect())
+        .flatten();
+    let x_shown = xs
+        .iter()
+        .map(|xv| match (x, case_names.get(xv)) {
+            (Dim::Case, Some(named)) => Ok(named.clone()),
+            (Dim::Case, None) => chart_case_label(xv, d.get("case-unit")),
+            _ => Ok(xv.clone()),
+        })
+        .collect::<Result<Vec<_>, String>>()?;
     let spec = ChartSpec {
         kind,
         log,
         title: caption.to_string(),
         x_label: d.get("xlabel").unwrap_or(x.name()).to_string(),
         y_label: ylabel,
-        xs,
+        xs: x_shown,
+        x_values,
         series: lines,
+        ref_lines: ref_lines(d.get("ref-line"), &unit)?,
         unit,
     };
     let svg = chart::render(&spec);
@@ -512,6 +557,45 @@ fn chart(data: &Data, d: &Directive) -> Result<String, String> {
         esc(&shown),
         provenance_once(data, &r.record, &r.machine, r.record.reps_of(&r.experiment))
     ))
+}
+
+/// A case on a chart's axis or legend: as recorded, or in `case-unit=` ("64 KiB").
+fn chart_case_label(case: &str, case_unit: Option<&str>) -> Result<String, String> {
+    let Some(unit) = case_unit else {
+        return Ok(case.to_string());
+    };
+    let n: f64 = case
+        .parse()
+        .map_err(|_| format!("case-unit={unit}: case `{case}` is not a number"))?;
+    Ok(whole_number(&format_value(n, unit)))
+}
+
+/// `ref-line="10:a tenth"`: dashed lines at values in the chart's unit, with their labels;
+/// several are separated by `;`.
+fn ref_lines(spec: Option<&str>, unit: &str) -> Result<Vec<chart::RefLine>, String> {
+    let Some(spec) = spec else {
+        return Ok(Vec::new());
+    };
+    spec.split(';')
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(|line| {
+            let bad = || {
+                format!(
+                    "ref-line=`{line}`: use VALUE:LABEL, the value a number in the chart's unit ({unit}), e.g. ref-line=\"10:a tenth\""
+                )
+            };
+            let (value, label) = line.split_once(':').ok_or_else(bad)?;
+            let value: f64 = value.trim().parse().map_err(|_| bad())?;
+            if !value.is_finite() || label.trim().is_empty() {
+                return Err(bad());
+            }
+            Ok(chart::RefLine {
+                value,
+                label: label.trim().to_string(),
+            })
+        })
+        .collect()
 }
 
 fn value(data: &Data, d: &Directive) -> Result<String, String> {
@@ -827,8 +911,8 @@ fn claim(data: &Data, d: &Directive) -> Result<String, String> {
         )
     })?;
     let show = d.get("show").unwrap_or("figure");
-    if !["figure", "mark", "answer"].contains(&show) {
-        return Err(format!("show=`{show}`: use figure, mark or answer"));
+    if !["figure", "short", "mark", "answer"].contains(&show) {
+        return Err(format!("show=`{show}`: use figure, short, mark or answer"));
     }
     data.note_claim_used(record, id);
     let outcome = claim.check(&r.record);
@@ -874,14 +958,26 @@ fn claim(data: &Data, d: &Directive) -> Result<String, String> {
             ))
         ));
     };
-    // Beside a verdict other than held: what it was, on which machine.
+    // The figure links to the claim's entry in its chapter's list: its verdict without a mouse.
+    let href = claim_href(data, record, id);
+    // Beside a verdict other than held: what it was, on which machine, against which bound, and
+    // how it failed (a near miss reads differently from a reversal); a link to its entry.
     let verdict = if outcome.held() {
         String::new()
     } else {
+        let how = claim
+            .failure(&outcome)
+            .map(|f| format!("; {}", f.text()))
+            .unwrap_or_default();
+        let (tag, attr) = match &href {
+            Some(href) => ("a", format!(" href=\"{href}\"")),
+            None => ("span", String::new()),
+        };
         format!(
-            " <span class=\"claim-verdict {class}\">{sign} {} on {}{}</span>",
+            " <{tag} class=\"claim-verdict {class}\"{attr}>{sign} {} on {} (claim: {}{how}){}</{tag}>",
             outcome.word(),
             esc(machine),
+            esc(&outcome.bound),
             // Said only where the run was noisy: on a quiet machine the excuse does not apply.
             if claim.quiet && noisy.is_some() {
                 " (a claim for a quiet machine, on a noisy run)"
@@ -890,8 +986,6 @@ fn claim(data: &Data, d: &Directive) -> Result<String, String> {
             }
         )
     };
-    // The figure links to the claim's entry in its chapter's list: its verdict without a mouse.
-    let href = claim_href(data, record, id);
     let figure = match &href {
         Some(href) => format!(
             "<a class=\"claim {class}\" href=\"{href}\" title=\"{}\">{}</a>",
@@ -904,6 +998,10 @@ fn claim(data: &Data, d: &Directive) -> Result<String, String> {
             esc(&outcome.figure)
         ),
     };
+    // A checklist's magnitude: the figure alone (its interval is one link away).
+    if show == "short" {
+        return Ok(format!("{figure}{verdict}"));
+    }
     let figure = format!(
         "{figure} <span class=\"claim-interval\">({})</span>",
         esc(&outcome.interval_text())
@@ -917,18 +1015,15 @@ fn claim(data: &Data, d: &Directive) -> Result<String, String> {
             claim.kind.name(),
             esc(&outcome.bound)
         ),
+        // A mark alone where the claim held; where it did not, the verdict itself (a link).
+        "mark" if !outcome.held() => verdict.trim_start().to_string(),
         "mark" => {
             let (tag, href) = match &href {
                 Some(href) => ("a", format!(" href=\"{href}\"")),
                 None => ("span", String::new()),
             };
-            let text = if outcome.held() {
-                "✓".to_string()
-            } else {
-                verdict.trim_start().to_string()
-            };
             format!(
-                "<{tag} class=\"claim-mark {class}\"{href} title=\"{}\" aria-label=\"checked claim: {}\">{text}</{tag}>",
+                "<{tag} class=\"claim-mark {class}\"{href} title=\"{}\" aria-label=\"checked claim: {}\">✓</{tag}>",
                 esc(&title),
                 outcome.word()
             )
@@ -988,21 +1083,28 @@ fn claims_list(data: &Data, d: &Directive) -> Result<String, String> {
         if let Some(on) = &c.depends_on {
             notes.push(format!("depends on {}", esc(on)));
         }
+        if let Some(page) = data.class_page(record) {
+            notes.push(format!(
+                "<a href=\"{}#{}\">on every machine</a>",
+                esc(page),
+                class_row_anchor(record, &c.id)
+            ));
+        }
         // How it failed, where it did: the interval against the bound, and what would decide it.
+        let how = c
+            .failure(&outcome)
+            .map(|f| esc(&f.text()))
+            .unwrap_or_default();
         match outcome.verdict {
             Verdict::NotShown => notes.insert(
                 0,
-                format!(
-                    "the interval straddles the bound: {}",
-                    esc(&outcome.decide_text())
-                ),
+                format!("{how} ({})", esc(&outcome.decide_text())),
             ),
             Verdict::Refuted => notes.insert(
                 0,
                 format!(
-                    "the whole interval lies on the wrong side of the bound; rerun with <code>cargo run -p {} -- --save --machine {}</code>",
-                    esc(record),
-                    esc(&r.machine)
+                    "{how}; the whole interval lies on the wrong side of the bound; rerun with <code>{}</code>",
+                    esc(&rerun_command(record, c))
                 ),
             ),
             _ => {}
@@ -1050,6 +1152,162 @@ fn claims_list(data: &Data, d: &Directive) -> Result<String, String> {
     }
     html.push_str("</div>\n");
     Ok(html)
+}
+
+/// A chapter's verdicts for its first screen (`\{{#measure verdict-summary record=R}}`): "On
+/// MACHINE: N of M conclusions held", and for each one that did not hold there its sentence,
+/// figure, bound, how it failed, what it depends on, the command that reruns it and a link to
+/// its entry in the chapter's list.
+fn verdict_summary(data: &Data, d: &Directive) -> Result<String, String> {
+    d.check_keys(&["record", "machine"])?;
+    let r = data.resolve_record_only(d)?;
+    let record = d.get("record").unwrap_or_default();
+    let claims = data.claims(record)?;
+    let mut failed = Vec::new();
+    let (mut held, mut judged) = (0, 0);
+    for c in claims.conclusions() {
+        let outcome = c.check(&r.record);
+        let Some((class, sign)) = verdict_mark(&outcome.verdict) else {
+            continue; // not measured there: counted by the claims list, not judged here
+        };
+        judged += 1;
+        if outcome.held() {
+            held += 1;
+            continue;
+        }
+        let mut notes = vec![
+            c.failure(&outcome)
+                .map(|f| esc(&f.text()))
+                .unwrap_or_default(),
+        ];
+        if c.quiet {
+            notes.push(match claim_noise(c, &r.record) {
+                Some(n) => format!(
+                    "needs a quiet machine, and this run was noisy ({})",
+                    esc(&noise_note(&n))
+                ),
+                None => "needs a quiet machine (this run was not noisy)".to_string(),
+            });
+        }
+        if let Some(on) = &c.depends_on {
+            notes.push(format!("depends on {}", esc(on)));
+        }
+        notes.push(format!(
+            "rerun: <code>{}</code>",
+            esc(&rerun_command(record, c))
+        ));
+        let mut entry = match claim_href(data, record, &c.id) {
+            Some(href) => format!(" <a href=\"{href}\">its entry</a>"),
+            None => String::new(),
+        };
+        if let Some(page) = data.class_page(record) {
+            entry.push_str(&format!(
+                " · <a href=\"{}#{}\">on every machine</a>",
+                esc(page),
+                class_row_anchor(record, &c.id)
+            ));
+        }
+        failed.push(format!(
+            "<li><span class=\"claims-verdict {class}\">{sign} {}</span> {}: <strong>{}</strong> (claim: {}).{entry}<span class=\"depends\">{}</span></li>",
+            outcome.word(),
+            esc(&c.says),
+            esc(&outcome.figure),
+            esc(&outcome.bound),
+            notes.join("; ")
+        ));
+    }
+    if judged == 0 {
+        return Ok(String::new());
+    }
+    let mut html = format!(
+        "<p class=\"verdict-summary\"><strong>On {}: {held} of {judged} conclusions held.</strong>",
+        esc(&r.machine)
+    );
+    if failed.is_empty() {
+        html.push_str("</p>\n");
+    } else {
+        html.push_str(" These did not:</p>\n<ul class=\"verdict-summary\">\n");
+        html.push_str(&failed.join("\n"));
+        html.push_str("\n</ul>\n");
+    }
+    Ok(html)
+}
+
+/// Claims on the chapter's machine, quiet and beside a busy neighbour
+/// (`\{{#measure busy record=R machine=BUSY ids=a,b}}`): one row a claim, its sentence, its
+/// figure and verdict on each; both columns the book's machine, in a reader's book too.
+fn busy(data: &Data, d: &Directive) -> Result<String, String> {
+    d.check_keys(&["record", "machine", "ids"])?;
+    let record = d.get("record").ok_or("missing record=CHAPTER")?;
+    let busy = d
+        .get("machine")
+        .ok_or("missing machine=NAME (the busy machine's folder under data/)")?;
+    let ids: Vec<&str> = d
+        .get("ids")
+        .ok_or("missing ids=a,b,... (the claims to compare)")?
+        .split(',')
+        .collect();
+    let quiet = data.reference_for(record).to_string();
+    let claims = data.claims(record)?;
+    let records = [data.record(&quiet, record)?, data.record(busy, record)?];
+    let mut rows = String::new();
+    for id in &ids {
+        let c = claims.get(id).ok_or_else(|| {
+            format!(
+                "no claim `{id}` in listings/{record}/claims.toml; it has: {}",
+                claims.ids().join(", ")
+            )
+        })?;
+        data.note_claim_used(record, id);
+        let href = claim_href(data, record, id);
+        let mut cells = String::new();
+        for rec in &records {
+            let o = c.check(rec);
+            let (class, sign) = verdict_mark(&o.verdict).unwrap_or(("not-checked", "–"));
+            let figure = match &href {
+                Some(h) => format!(
+                    "<a class=\"claim {class}\" href=\"{h}\">{}</a>",
+                    esc(&o.figure)
+                ),
+                None => esc(&o.figure),
+            };
+            cells.push_str(&format!(
+                "<td>{figure} <span class=\"claims-verdict {class}\">{sign} {}</span></td>",
+                o.word()
+            ));
+        }
+        let quiet_mark = if c.quiet {
+            " <em>(needs a quiet machine)</em>"
+        } else {
+            ""
+        };
+        rows.push_str(&format!(
+            "<tr><td>{}{quiet_mark}</td>{cells}</tr>\n",
+            esc(&c.says)
+        ));
+    }
+    Ok(format!(
+        "<div class=\"measure-table\"><table class=\"measure busy\"><thead><tr><th>claim</th><th>quiet: {}</th><th>beside a busy neighbour: {}</th></tr></thead>\n<tbody>\n{rows}</tbody></table></div>\n",
+        esc(&quiet),
+        esc(busy)
+    ))
+}
+
+/// The command that reruns the experiments a claim reads; its report judges the claim again
+/// (no `--save`: a filtered run would replace the machine's whole record).
+fn rerun_command(record: &str, c: &measure::claims::Claim) -> String {
+    let mut experiments: Vec<&str> = c
+        .cells()
+        .iter()
+        .map(|cell| cell.experiment.as_str())
+        .collect();
+    experiments.sort_unstable();
+    experiments.dedup();
+    let filters: String = experiments
+        .iter()
+        .map(|e| format!(" --filter {e}"))
+        .collect();
+    format!("cargo run -p {record} --{filters}")
 }
 
 /// The confidence the verdicts ask for (`\{{#measure coverage}}`: "90%"), or what the interval
@@ -1315,52 +1573,62 @@ fn machines(data: &Data, d: &Directive) -> Result<String, String> {
     Ok(html)
 }
 
-/// Every machine under `data/` side by side (a class's hand-in, the book's own machines): who
-/// they are, then for each chapter each claim's figure on each machine, and whether it held.
+/// Every machine under `data/` side by side (a class's hand-in, the book's own machines): each
+/// machine's totals and the chapters where a conclusion did not hold there, then under a heading
+/// per chapter each claim's sentence and how it fared: by default held on k of N machines, the
+/// spread of its figure across them and the machines where it did not hold, named, which stays
+/// readable for a whole class; `columns=machines` (or `machines=a,b,c`, some of them) shows one
+/// column per machine instead.
 fn class(data: &Data, d: &Directive) -> Result<String, String> {
-    d.check_keys(&["records"])?;
+    d.check_keys(&["records", "columns", "machines"])?;
     let records: Vec<&str> = d
         .get("records")
         .ok_or("name the chapters' records: records=ch01-blocking,ch02-mutexes")?
         .split(',')
         .collect();
-    let machines = data.measured_machines();
-    if machines.is_empty() {
+    let all = data.measured_machines();
+    if all.is_empty() {
         return Err("no machine folders under data/".into());
     }
-    let mut html = String::from(
-        "<div class=\"measure-scroll\"><table class=\"measure machines\"><thead><tr><th>machine</th><th>CPU</th><th>chapters</th><th>noise (median, of a core)</th></tr></thead><tbody>",
-    );
-    for machine in &machines {
-        let recs: Vec<_> = records
-            .iter()
-            .filter_map(|r| data.record(machine, r).ok())
-            .collect();
-        let Some(first) = recs.first() else {
-            continue;
-        };
-        let noise: Vec<f64> = recs
-            .iter()
-            .filter_map(|r| record_noise(r).map(|n| n.0))
-            .collect();
-        let noise = measure::Summary::of(&noise)
-            .map_or("not recorded".into(), |s| format_plain(s.median, "%"));
-        let m = &first.machine;
-        html.push_str(&format!(
-            "<tr><td><code>{}</code></td><td>{}, {} CPUs</td><td>{}</td><td>{}</td></tr>",
-            esc(machine),
-            esc(&m.cpu_model),
-            m.available_parallelism,
-            recs.len(),
-            esc(&noise)
-        ));
-    }
-    html.push_str("</tbody></table></div>\n");
+    let (machines, per_machine): (Vec<String>, bool) = match (d.get("columns"), d.get("machines")) {
+        (None | Some("claims"), None) => (all.clone(), false),
+        (Some("claims"), Some(_)) => {
+            return Err(
+                "machines=a,b,c shows those machines a column each: it goes with columns=machines (or alone), not with columns=claims".into(),
+            );
+        }
+        (None | Some("machines"), Some(named)) => {
+            let mut chosen = Vec::new();
+            for m in named.split(',') {
+                if !all.iter().any(|a| a == m) {
+                    return Err(format!(
+                        "machines=: no machine `{m}` under data/; the machines are {}",
+                        list(&all)
+                    ));
+                }
+                chosen.push(m.to_string());
+            }
+            (chosen, true)
+        }
+        (Some("machines"), None) => (all.clone(), true),
+        (Some(other), _) => {
+            return Err(format!(
+                "columns={other}: use claims (the default: per claim, held on k of N machines, its figure's spread and where it did not hold) or machines (one column per machine; machines=a,b,c chooses them)"
+            ));
+        }
+    };
+    // Every chapter's claims on every machine with its record, judged once.
+    let mut chapters = Vec::new();
     for record in &records {
         let claims = data.claims(record)?;
-        let present: Vec<(&String, Result<std::rc::Rc<Record>, String>)> = machines
+        // An unreadable record is named by its path in the repository, not on this machine.
+        let root = format!("{}/", data.root().display());
+        let present: Vec<(String, Result<std::rc::Rc<Record>, String>)> = machines
             .iter()
-            .map(|m| (m, data.record(m, record)))
+            .map(|m| {
+                let rec = data.record(m, record).map_err(|e| e.replace(&root, ""));
+                (m.clone(), rec)
+            })
             .filter(|(_, r)| !matches!(r, Err(e) if e.starts_with("no record")))
             .collect();
         if present.is_empty() {
@@ -1370,95 +1638,578 @@ fn class(data: &Data, d: &Directive) -> Result<String, String> {
             .iter()
             .find_map(|(_, r)| r.as_ref().ok().map(|r| r.title.clone()))
             .unwrap_or_else(|| record.to_string());
+        let outcomes: Vec<Vec<Option<measure::claims::Outcome>>> = claims
+            .claims
+            .iter()
+            .map(|c| {
+                present
+                    .iter()
+                    .map(|(_, r)| r.as_ref().ok().map(|r| c.check(r)))
+                    .collect()
+            })
+            .collect();
+        chapters.push(ClassChapter {
+            record,
+            title,
+            claims,
+            present,
+            outcomes,
+        });
+    }
+    let mut html = class_machines(data, &machines, &chapters)?;
+    for ch in &chapters {
         html.push_str(&format!(
-            "<div class=\"measure-scroll\"><table class=\"measure class\"><caption>{} (<code>{}</code>): each claim on each machine</caption><thead><tr><th>claim</th>",
-            esc(&title),
-            esc(record)
+            "\n### {} {{#{}}}\n\n",
+            chapter_heading(ch.record, &ch.title),
+            class_anchor(ch.record)
         ));
-        for (machine, _) in &present {
-            html.push_str(&format!("<th><code>{}</code></th>", esc(machine)));
+        html.push_str(&class_chapter_summary(ch, machines.len()));
+        html.push_str(&if per_machine {
+            class_columns(data, ch)?
+        } else {
+            class_spread(data, ch)?
+        });
+    }
+    Ok(html)
+}
+
+/// One chapter of the Machines page: its claims, the machines with its record (an unreadable
+/// record kept, to be named), and each claim's outcome on each (`None`: unreadable).
+struct ClassChapter<'a> {
+    record: &'a str,
+    title: String,
+    claims: std::rc::Rc<measure::Claims>,
+    present: Vec<(String, Result<std::rc::Rc<Record>, String>)>,
+    outcomes: Vec<Vec<Option<measure::claims::Outcome>>>,
+}
+
+/// The least widths the class tables give their columns of sentences and names, which wrap
+/// (theme/measure.css: `td.class-claim` 18em, `td.class-failed` and the machines table's
+/// `td.class-machine` 12em, at 14 px).
+const CLASS_CLAIM_PX: f64 = 18.0 * TableFont::PX;
+const CLASS_LIST_PX: f64 = 12.0 * TableFont::PX;
+
+/// "Chapter 1: Blocking the runtime" from `ch01-blocking` and its record's title.
+fn chapter_heading(record: &str, title: &str) -> String {
+    match record
+        .strip_prefix("ch")
+        .and_then(|r| r.get(..2))
+        .and_then(|n| n.parse::<u32>().ok())
+    {
+        Some(n) => format!("Chapter {n}: {title}"),
+        None => title.to_string(),
+    }
+}
+
+/// The id of a chapter's heading on the Machines page.
+/// A claim's row on the Machines page (the by-claim view), where a chapter's list links to it.
+fn class_row_anchor(record: &str, id: &str) -> String {
+    format!("machines-{}-{}", esc(record), esc(id))
+}
+
+fn class_anchor(record: &str) -> String {
+    format!("class-{}", esc(record))
+}
+
+/// A claim's figure on one machine as a number: the median of its per-repetition figures.
+fn claim_median(o: &measure::claims::Outcome) -> Option<f64> {
+    match o.verdict {
+        Verdict::Missing(_) => None,
+        _ => measure::verdict::median(&o.figures),
+    }
+}
+
+/// A figure of `claim` shown as its verdicts show it ("2.41×", "35.5 ms"), in the unit of its
+/// first cell in `rec`.
+fn claim_figure(claim: &measure::claims::Claim, rec: &Record, x: f64) -> String {
+    use measure::claims::Test;
+    if x.is_infinite() {
+        return "∞".into();
+    }
+    match &claim.test {
+        Test::Value(_, b) | Test::Each(_, b) if b.in_seconds => format_value(x, "s"),
+        Test::Value(..) | Test::Each(..) => {
+            let unit = claim
+                .cells()
+                .first()
+                .and_then(|c| c.find(rec).ok())
+                .map_or(String::new(), |s| s.unit.clone());
+            format_value(x, &unit)
         }
-        html.push_str("</tr></thead><tbody>");
-        // Per machine: conclusions held, not shown, refuted; invariants held.
-        let mut counts = vec![[0usize; 4]; present.len()];
-        for claim in &claims.claims {
-            let depends = claim.depends_on.as_ref().map_or(String::new(), |d| {
-                format!("<br><span class=\"depends\">depends on {}</span>", esc(d))
-            });
-            html.push_str(&format!(
-                "<tr><td title=\"{}\"><code>{}</code>{}{}</td>",
-                esc(&claim.says),
-                esc(&claim.id),
-                if claim.is_invariant() {
-                    " (invariant)"
-                } else if claim.quiet {
-                    " (quiet)"
+        _ => format!("{}×", sig3(x)),
+    }
+}
+
+/// The claim's sentence, with its id (linked to its entry in the chapter's list) small below,
+/// whether it is an invariant or needs a quiet machine, and what it depends on.
+fn class_claim_cell(data: &Data, record: &str, claim: &measure::claims::Claim) -> String {
+    let id = match claim_href(data, record, &claim.id) {
+        Some(href) => format!("<a href=\"{href}\"><code>{}</code></a>", esc(&claim.id)),
+        None => format!("<code>{}</code>", esc(&claim.id)),
+    };
+    let kind = if claim.is_invariant() {
+        " · invariant"
+    } else if claim.quiet {
+        " · needs a quiet machine"
+    } else {
+        ""
+    };
+    let depends = claim.depends_on.as_ref().map_or(String::new(), |d| {
+        format!("<span class=\"depends\">depends on {}</span>", esc(d))
+    });
+    format!(
+        "<td class=\"class-claim\">{}<span class=\"class-id\">{id}{kind}</span>{depends}</td>",
+        esc(&claim.says)
+    )
+}
+
+/// Conclusions held, not shown, refuted, not measured; invariants broken.
+#[derive(Default, Clone, Copy)]
+struct Tally {
+    held: usize,
+    not_shown: usize,
+    refuted: usize,
+    missing: usize,
+    broken: usize,
+}
+
+impl Tally {
+    fn add(&mut self, invariant: bool, o: Option<&measure::claims::Outcome>) {
+        match (invariant, o.map(|o| &o.verdict)) {
+            (true, Some(Verdict::Refuted)) => self.broken += 1,
+            (true, _) => {}
+            (false, Some(Verdict::Held)) => self.held += 1,
+            (false, Some(Verdict::NotShown)) => self.not_shown += 1,
+            (false, Some(Verdict::Refuted)) => self.refuted += 1,
+            (false, _) => self.missing += 1,
+        }
+    }
+    fn all_held(&self) -> bool {
+        self.not_shown + self.refuted + self.broken == 0
+    }
+    /// "1 refuted, 2 not shown", what did not hold.
+    fn failures(&self) -> String {
+        let mut parts = Vec::new();
+        if self.refuted > 0 {
+            parts.push(format!("{} ✗ refuted", self.refuted));
+        }
+        if self.not_shown > 0 {
+            parts.push(format!("{} ? not shown", self.not_shown));
+        }
+        if self.broken > 0 {
+            parts.push(format!(
+                "{} {} broken",
+                self.broken,
+                if self.broken == 1 {
+                    "invariant"
                 } else {
-                    ""
-                },
-                depends
-            ));
-            for (k, (_, rec)) in present.iter().enumerate() {
-                if let Ok(rec) = rec {
-                    let slot = match (claim.is_invariant(), claim.check(rec).verdict) {
-                        (true, Verdict::Held) => Some(3),
-                        (false, Verdict::Held) => Some(0),
-                        (false, Verdict::NotShown) => Some(1),
-                        (false, Verdict::Refuted) => Some(2),
-                        _ => None,
-                    };
-                    if let Some(i) = slot {
-                        counts[k][i] += 1;
-                    }
+                    "invariants"
                 }
+            ));
+        }
+        parts.join(", ")
+    }
+}
+
+/// The machines, one row each: what it is, its conclusions' totals over every chapter, and the
+/// chapters where one did not hold there, linked to their headings.
+fn class_machines(
+    data: &Data,
+    machines: &[String],
+    chapters: &[ClassChapter],
+) -> Result<String, String> {
+    let headers = [
+        "machine",
+        "held",
+        "not shown",
+        "refuted",
+        "not measured",
+        "chapters where a conclusion did not hold",
+    ];
+    let mut widths: Vec<f64> = headers.iter().map(|h| TableFont::header(h)).collect();
+    widths[0] = widths[0].max(CLASS_LIST_PX);
+    widths[5] = widths[5].max(CLASS_LIST_PX);
+    let mut html = String::from(
+        "<div class=\"measure-scroll\"><table class=\"measure class-machines\"><thead><tr>",
+    );
+    for h in headers {
+        html.push_str(&format!("<th>{h}</th>"));
+    }
+    html.push_str("</tr></thead><tbody>");
+    for machine in machines {
+        let recs: Vec<std::rc::Rc<Record>> = chapters
+            .iter()
+            .filter_map(|ch| {
+                ch.present
+                    .iter()
+                    .find(|(m, _)| m == machine)
+                    .and_then(|(_, r)| r.as_ref().ok().cloned())
+            })
+            .collect();
+        let mut total = Tally::default();
+        let mut affected = Vec::new();
+        let mut unreadable = Vec::new();
+        for ch in chapters {
+            let Some(k) = ch.present.iter().position(|(m, _)| m == machine) else {
+                continue;
+            };
+            if let Err(e) = &ch.present[k].1 {
+                unreadable.push(format!(
+                    "<a href=\"#{}\">{}</a>: <span class=\"measure-na\" title=\"{}\">unreadable</span>",
+                    class_anchor(ch.record),
+                    esc(&ch.title),
+                    esc(e)
+                ));
+                continue;
             }
-            for (machine, rec) in &present {
-                let cell = match rec {
-                    Err(e) => format!(
+            let mut tally = Tally::default();
+            for (claim, outcomes) in ch.claims.claims.iter().zip(&ch.outcomes) {
+                tally.add(claim.is_invariant(), outcomes[k].as_ref());
+            }
+            total.held += tally.held;
+            total.not_shown += tally.not_shown;
+            total.refuted += tally.refuted;
+            total.missing += tally.missing;
+            total.broken += tally.broken;
+            if !tally.all_held() {
+                affected.push(format!(
+                    "<a href=\"#{}\">{}</a>: {}",
+                    class_anchor(ch.record),
+                    esc(&ch.title),
+                    tally.failures()
+                ));
+            }
+        }
+        affected.extend(unreadable);
+        let about = match recs.first() {
+            Some(first) => {
+                let noise: Vec<f64> = recs
+                    .iter()
+                    .filter_map(|r| record_noise(r).map(|n| n.0))
+                    .collect();
+                let noise = measure::Summary::of(&noise)
+                    .map_or("not recorded".into(), |s| format_plain(s.median, "%"));
+                format!(
+                    "{}, {} CPUs; {} of {} chapters; noise {}",
+                    first.machine.cpu_model,
+                    first.machine.available_parallelism,
+                    recs.len(),
+                    chapters.len(),
+                    noise
+                )
+            }
+            None => "no readable record".into(),
+        };
+        let book = if machine == data.reference() {
+            " (the book's)"
+        } else {
+            ""
+        };
+        widths[0] = widths[0].max(TableFont::code(machine));
+        let counts = [total.held, total.not_shown, total.refuted, total.missing];
+        for (i, n) in counts.iter().enumerate() {
+            widths[i + 1] = widths[i + 1].max(TableFont::text(&n.to_string()));
+        }
+        html.push_str(&format!(
+            "<tr><td class=\"class-machine\"><code>{}</code>{book}<span class=\"spread\">{}</span></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"class-failed\">{}</td></tr>",
+            esc(machine),
+            esc(&about),
+            total.held,
+            total.not_shown,
+            total.refuted,
+            total.missing,
+            if affected.is_empty() {
+                "none".to_string()
+            } else {
+                affected.join("<br>")
+            }
+        ));
+    }
+    html.push_str("</tbody></table></div>\n");
+    class_width(&widths, "the machines' table")?;
+    Ok(html)
+}
+
+/// A chapter's line under its heading: on how many machines, and how many of its conclusions
+/// held on every machine that measured them.
+fn class_chapter_summary(ch: &ClassChapter, machines: usize) -> String {
+    let (mut conclusions, mut everywhere) = (0, 0);
+    for (claim, outcomes) in ch.claims.claims.iter().zip(&ch.outcomes) {
+        if claim.is_invariant() {
+            continue;
+        }
+        conclusions += 1;
+        let judged: Vec<&measure::claims::Outcome> = outcomes
+            .iter()
+            .flatten()
+            .filter(|o| !matches!(o.verdict, Verdict::Missing(_)))
+            .collect();
+        if !judged.is_empty() && judged.iter().all(|o| o.held()) {
+            everywhere += 1;
+        }
+    }
+    format!(
+        "<p class=\"class-summary\">Records from {} of {machines} machines. Held on every machine that measured it: {everywhere} of {conclusions} conclusions.</p>\n",
+        ch.present.len()
+    )
+}
+
+/// The default view: per claim, held on k of N machines, the median of its figure across them
+/// with their lowest and highest, and the machines where it did not hold, named.
+fn class_spread(data: &Data, ch: &ClassChapter) -> Result<String, String> {
+    let headers = [
+        "claim",
+        "held on",
+        // A word joiner either side of the dash: the header wraps at its spaces only.
+        "figure across machines: median (min\u{2060}–\u{2060}max)",
+        "not held on",
+    ];
+    let mut widths: Vec<f64> = headers.iter().map(|h| TableFont::header(h)).collect();
+    widths[0] = widths[0].max(CLASS_CLAIM_PX);
+    widths[3] = widths[3].max(CLASS_LIST_PX);
+    let mut html =
+        String::from("<div class=\"measure-scroll\"><table class=\"measure class\"><thead><tr>");
+    for h in headers {
+        html.push_str(&format!("<th>{h}</th>"));
+    }
+    html.push_str("</tr></thead><tbody>");
+    let n = ch.present.len();
+    for (claim, outcomes) in ch.claims.claims.iter().zip(&ch.outcomes) {
+        html.push_str(&format!(
+            "<tr id=\"{}\">",
+            class_row_anchor(ch.record, &claim.id)
+        ));
+        html.push_str(&class_claim_cell(data, ch.record, claim));
+        widths[0] = widths[0].max(TableFont::code(&claim.id) * 0.8);
+        // Held, and the rest by verdict; the figures with the record each came from.
+        let (mut held, mut not_shown, mut refuted) = (0, 0, 0);
+        let mut failed = Vec::new();
+        let mut missing = Vec::new();
+        let mut figures: Vec<(f64, std::rc::Rc<Record>)> = Vec::new();
+        for ((machine, rec), o) in ch.present.iter().zip(outcomes) {
+            let (Ok(rec), Some(o)) = (rec, o) else {
+                missing.push(format!("<code>{}</code> (unreadable)", esc(machine)));
+                continue;
+            };
+            if let Some(x) = claim_median(o) {
+                figures.push((x, rec.clone()));
+            }
+            match verdict_mark(&o.verdict) {
+                Some(("held", _)) => held += 1,
+                Some((class, sign)) => {
+                    if class == "not-shown" {
+                        not_shown += 1;
+                    } else {
+                        refuted += 1;
+                    }
+                    widths[3] = widths[3].max(TableFont::code(machine));
+                    failed.push(format!(
+                            "<span class=\"claim {class}\" title=\"{}\">{sign} <code>{}</code> {}</span>",
+                            esc(&format!("{} on {machine}: {}, {}", claim.id, o.word(), o.summary())),
+                            esc(machine),
+                            esc(&o.figure)
+                    ));
+                }
+                None => missing.push(format!("<code>{}</code>", esc(machine))),
+            }
+        }
+        // Held on k of N, and what the others came to.
+        let mut rest = Vec::new();
+        if not_shown > 0 {
+            rest.push(format!("{not_shown} ?"));
+        }
+        if refuted > 0 {
+            rest.push(format!(
+                "{refuted} {}",
+                if claim.is_invariant() {
+                    "broken"
+                } else {
+                    "✗"
+                }
+            ));
+        }
+        if !missing.is_empty() {
+            rest.push(format!("{} n/a", missing.len()));
+        }
+        let k_of_n = format!("{held} of {n}");
+        widths[1] = widths[1].max(TableFont::text(&k_of_n));
+        for r in &rest {
+            widths[1] = widths[1].max(TableFont::spread(r));
+        }
+        let rest = rest.join("<br>");
+        html.push_str(&format!(
+            "<td><strong>{k_of_n}</strong>{}</td>",
+            if rest.is_empty() {
+                String::new()
+            } else {
+                format!("<span class=\"spread\">{rest}</span>")
+            }
+        ));
+        // The figure across machines: the median of their figures, and the lowest and highest.
+        let bound = outcomes
+            .iter()
+            .flatten()
+            .find(|o| !matches!(o.verdict, Verdict::Missing(_)))
+            .map_or_else(|| claim.bound_text(), |o| o.bound.clone());
+        // "≥ 0.5× and ≤ 2×" wraps between its two limits, never inside one.
+        let bound = format!(
+            "claim: {}",
+            bound.replace("≥ ", "≥\u{a0}").replace("≤ ", "≤\u{a0}")
+        );
+        figures.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let cell = match (figures.first(), figures.last()) {
+            (Some((lo, lo_rec)), Some((hi, hi_rec))) => {
+                let values: Vec<f64> = figures.iter().map(|f| f.0).collect();
+                let mid = measure::verdict::median(&values).unwrap_or(*lo);
+                let median = claim_figure(claim, lo_rec, mid);
+                let (low, high) = (
+                    claim_figure(claim, lo_rec, *lo),
+                    claim_figure(claim, hi_rec, *hi),
+                );
+                // No spread where there is none: "30.5–30.5 ms" says nothing.
+                let spread = match figures.len() {
+                    1 => "one machine".to_string(),
+                    n if low == high => format!("the same on all {n}"),
+                    _ => measure::claims::range_text(&low, &high),
+                };
+                widths[2] = widths[2]
+                    .max(TableFont::text(&median))
+                    .max(TableFont::spread(&spread));
+                format!(
+                    "{} <span class=\"spread\">{}</span>",
+                    esc(&median),
+                    esc(&spread)
+                )
+            }
+            _ => "–".to_string(),
+        };
+        // The bound wraps at its spaces ("lowest of 3, in every repetition").
+        let longest = bound.split(' ').map(TableFont::text).fold(0.0, f64::max);
+        widths[2] = widths[2].max(longest * 0.8);
+        html.push_str(&format!(
+            "<td>{cell}<span class=\"spread class-bound\">{}</span></td>",
+            esc(&bound)
+        ));
+        // Where it did not hold, named with its figure there; where it was not measured.
+        let mut named = failed;
+        if named.is_empty() {
+            named.push("none".into());
+        }
+        let missing = if missing.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "<span class=\"class-na\">n/a on {}</span>",
+                missing.join(", ")
+            )
+        };
+        html.push_str(&format!(
+            "<td class=\"class-failed\">{}{missing}</td></tr>",
+            named.join(", ")
+        ));
+    }
+    html.push_str("</tbody></table></div>\n");
+    class_width(&widths, &format!("the table of {}", ch.record))?;
+    Ok(html)
+}
+
+/// One column per machine (`columns=machines`, or `machines=a,b,c`): each claim's figure and
+/// verdict there, with the interval its verdict rests on, and each machine's totals.
+fn class_columns(data: &Data, ch: &ClassChapter) -> Result<String, String> {
+    let mut widths = vec![CLASS_CLAIM_PX];
+    let mut html = String::from(
+        "<div class=\"measure-scroll\"><table class=\"measure class\"><thead><tr><th>claim</th>",
+    );
+    for (machine, _) in &ch.present {
+        html.push_str(&format!("<th><code>{}</code></th>", esc(machine)));
+        widths.push(TableFont::code(machine));
+    }
+    html.push_str("</tr></thead><tbody>");
+    let mut tallies = vec![Tally::default(); ch.present.len()];
+    for (claim, outcomes) in ch.claims.claims.iter().zip(&ch.outcomes) {
+        html.push_str("<tr>");
+        html.push_str(&class_claim_cell(data, ch.record, claim));
+        for (k, ((machine, rec), o)) in ch.present.iter().zip(outcomes).enumerate() {
+            let (cell, width) = match (rec, o) {
+                (Err(e), _) => (
+                    format!(
                         "<span class=\"measure-na\" title=\"{}\">unreadable</span>",
                         esc(e)
                     ),
-                    Ok(rec) => {
-                        let o = claim.check(rec);
-                        let title =
-                            format!("{} on {machine}: {}, {}", claim.id, o.word(), o.summary());
-                        let range = o
-                            .interval
-                            .as_ref()
-                            .map(|(lo, hi, _)| measure::claims::range_text(lo, hi))
-                            .unwrap_or_default();
-                        let cell = |class: &str, sign: &str| {
-                            format!(
-                                "<span class=\"claim {class}\" title=\"{}\">{} <span class=\"claim-interval\">{}</span> {sign} {}</span>",
-                                esc(&title),
-                                esc(&o.figure),
-                                esc(&range),
-                                o.word()
+                    TableFont::text("unreadable"),
+                ),
+                (Ok(_), Some(o)) => {
+                    tallies[k].add(claim.is_invariant(), Some(o));
+                    let title = format!("{} on {machine}: {}, {}", claim.id, o.word(), o.summary());
+                    match verdict_mark(&o.verdict) {
+                        Some((class, sign)) => {
+                            let range = o
+                                .interval
+                                .as_ref()
+                                .map(|(lo, hi, _)| measure::claims::range_text(lo, hi))
+                                .unwrap_or_default();
+                            let shown = format!("{sign} {}", o.figure);
+                            (
+                                format!(
+                                    "<span class=\"claim {class}\" title=\"{}\">{}</span><span class=\"spread\">{}</span>",
+                                    esc(&title),
+                                    esc(&shown),
+                                    esc(&range)
+                                ),
+                                TableFont::text(&shown).max(TableFont::spread(&range)),
                             )
-                        };
-                        match verdict_mark(&o.verdict) {
-                            Some((class, sign)) => cell(class, sign),
-                            None => format!(
+                        }
+                        None => (
+                            format!(
                                 "<span class=\"measure-na\" title=\"{}\">n/a</span>",
                                 esc(&title)
                             ),
-                        }
+                            TableFont::text("n/a"),
+                        ),
                     }
-                };
-                html.push_str(&format!("<td>{cell}</td>"));
-            }
-            html.push_str("</tr>");
+                }
+                (Ok(_), None) => ("–".into(), TableFont::text("–")),
+            };
+            widths[k + 1] = widths[k + 1].max(width);
+            html.push_str(&format!("<td>{cell}</td>"));
         }
-        let invariants = claims.invariants().count();
-        html.push_str("<tr class=\"class-total\"><td>conclusions held, not shown, refuted; invariants held</td>");
-        for [held, not_shown, refuted, inv] in &counts {
-            html.push_str(&format!(
-                "<td>{held} held, {not_shown} not shown, {refuted} refuted; {inv} of {invariants}</td>"
-            ));
-        }
-        html.push_str("</tr></tbody></table></div>\n");
+        html.push_str("</tr>");
     }
+    html.push_str("<tr class=\"class-total\"><td class=\"class-claim\">each machine's conclusions (and invariants broken)</td>");
+    for (k, t) in tallies.iter().enumerate() {
+        let lines = [
+            format!("{} held", t.held),
+            format!("{} not shown", t.not_shown),
+            format!("{} refuted", t.refuted),
+            format!("{} n/a", t.missing),
+        ];
+        let mut cell = lines.join("<br>");
+        if t.broken > 0 {
+            cell.push_str(&format!("<br>{} broken", t.broken));
+        }
+        for l in &lines {
+            widths[k + 1] = widths[k + 1].max(TableFont::text(l));
+        }
+        html.push_str(&format!("<td>{cell}</td>"));
+    }
+    html.push_str("</tr></tbody></table></div>\n");
+    class_width(&widths, &format!("the table of {}", ch.record)).map_err(|e| {
+        format!(
+            "{e}; one column per machine fits a few machines: name them with machines=a,b,c, or leave out columns= for the view by claim (held on k of N)"
+        )
+    })?;
     Ok(html)
+}
+
+/// Refuses a class table estimated wider than the page.
+fn class_width(widths: &[f64], what: &str) -> Result<(), String> {
+    let total: f64 = widths.iter().map(|w| w + TableFont::PADDING).sum();
+    if total > MAX_TABLE_PX {
+        return Err(format!(
+            "{what} would be about {total:.0} px wide, more than the {MAX_TABLE_PX:.0} px a page can show whole"
+        ));
+    }
+    Ok(())
 }
 
 /// How long a chapter's full run took on the machine its figures come from, if the record says.
@@ -1723,24 +2474,37 @@ fn schedule(data: &Data, d: &Directive) -> Result<String, String> {
             at += b;
             since_break = 0;
         }
+        // The run column's legend is on the workshop page: live or before class, the full run's
+        // time on the chapter's machine, and one repetition of every case.
         let run = match full_run(data, s) {
             Some(run) => {
                 let when = if run.live { "live" } else { "before class" };
                 let classroom = run.one_rep.map_or(String::new(), |r| {
-                    format!("; <code>--reps 1</code> {}", about(r))
+                    format!("<br><code>--reps 1</code>: {}", about(r))
                 });
-                format!("{when} ({}){classroom}", duration(run.seconds))
+                format!(
+                    "<strong>{when}</strong>: full run {}{classroom}",
+                    duration(run.seconds).replace(' ', "\u{a0}")
+                )
             }
-            None => "quick mode live".into(),
+            None => "<strong>quick mode</strong>, live".into(),
         };
+        // The chapter by its name (its exercises' page is titled after it), and what the slot's
+        // exercises are: the fix-it exercise and the predict-then-measure question.
+        let machine = data.machine_for(record, None);
+        let rec = data.record(&machine, record).ok();
+        let title = rec
+            .as_ref()
+            .map_or(s.title.clone(), |r| chapter_heading(record, &r.title));
         rows.push(format!(
-            "<tr><td>{}</td><td><a href=\"{}\">{}</a><br><small>{} reading · {} demo · {} exercises</small></td><td>{}</td><td>{}</td></tr>",
+            "<tr><td>{}</td><td><a href=\"{}\">{}</a><br><small>{} reading · {} demo · {} exercises</small>{}</td><td>{}</td><td>{}</td></tr>",
             clock(at),
             esc(&s.page),
-            esc(&s.title),
+            esc(&title),
             s.reading,
             s.demo,
             s.exercises,
+            slot_exercises(data, record, rec.as_deref())?,
             s.total(),
             run
         ));
@@ -1753,8 +2517,66 @@ fn schedule(data: &Data, d: &Directive) -> Result<String, String> {
         ));
     }
     Ok(format!(
-        "<table class=\"measure schedule\"><thead><tr><th>at</th><th>session</th><th>min</th><th>the experiment's run: full, and one repetition</th></tr></thead><tbody>{}</tbody></table>\n<p class=\"schedule-total\">{at} of {length} minutes.</p>\n",
+        "<table class=\"measure schedule\"><thead><tr><th>at</th><th>session and its exercises</th><th>min</th><th>run: the full run (live or before class), and one repetition</th></tr></thead><tbody>{}</tbody></table>\n<p class=\"schedule-total\">{at} of {length} minutes.</p>\n",
         rows.join("")
+    ))
+}
+
+/// A schedule slot's exercises, from `course/exercises.toml`: the chapter's fix-it exercise (its
+/// name, what the course runner calls it) and its predict-then-measure question, with the run
+/// that answers it and how long that measures. A chapter without either, or a question whose
+/// experiment the chapter's record lacks, fails the build.
+fn slot_exercises(data: &Data, record: &str, rec: Option<&Record>) -> Result<String, String> {
+    let fixes = course::exercises(data.root()).map_err(|e| format!("{e:#}"))?;
+    let fixes: Vec<&course::Exercise> = fixes.iter().filter(|e| e.chapter == record).collect();
+    let predicts = course::predictions(data.root()).map_err(|e| format!("{e:#}"))?;
+    let predicts: Vec<&course::Predict> = predicts.iter().filter(|p| p.chapter == record).collect();
+    if fixes.is_empty() || predicts.is_empty() {
+        return Err(format!(
+            "course/exercises.toml has no {} for `{record}`: a chapter in a workshop's schedule needs both, its fix-it exercise ([[exercise]]) and its predict-then-measure question ([[predict]])",
+            if fixes.is_empty() {
+                "[[exercise]]"
+            } else {
+                "[[predict]]"
+            }
+        ));
+    }
+    let mut items = Vec::new();
+    for e in fixes {
+        items.push(format!(
+            "<li>fix it: <code>{}</code> ({})</li>",
+            esc(&e.name),
+            code_spans(&esc(&e.title))
+        ));
+    }
+    for p in predicts {
+        let time = match rec {
+            Some(rec) => {
+                if !rec.series.iter().any(|s| s.experiment == p.experiment) {
+                    let mut known: Vec<String> =
+                        rec.series.iter().map(|s| s.experiment.clone()).collect();
+                    known.sort();
+                    known.dedup();
+                    return Err(format!(
+                        "course/exercises.toml: the predict-then-measure question of `{record}` runs experiment `{}`, which its record does not have; it has {}",
+                        p.experiment,
+                        list(&known)
+                    ));
+                }
+                estimated_seconds(rec, &[p.experiment.as_str()], Some(1))
+                    .map_or(String::new(), |secs| format!(", {}", about(secs)))
+            }
+            None => String::new(),
+        };
+        items.push(format!(
+            "<li>predict, then measure: {} <small>(<code>--filter {} --reps 1</code>{time})</small></li>",
+            code_spans(&esc(&p.question)),
+            esc(&p.experiment)
+        ));
+    }
+    Ok(format!(
+        "<ul class=\"schedule-items\">{}</ul>",
+        items.join("")
     ))
 }
 

@@ -87,6 +87,33 @@ fn errors_name_the_directive_and_what_is_available() {
 }
 
 #[test]
+fn a_bad_chart_kind_or_reference_line_fails_with_what_to_write() {
+    let chart = |extra: &str| {
+        error_of(&format!(
+            "{{{{#measure chart record=ch99-demo metric=p99 caption=\"c\" {extra}}}}}"
+        ))
+    };
+    let e = chart("kind=pie");
+    assert!(
+        e.contains("kind=`pie`") && e.contains("line") && e.contains("bar") && e.contains("dot"),
+        "{e}"
+    );
+    for bad in [
+        "ref-line=10",
+        "ref-line=\"ten:a tenth\"",
+        "ref-line=\"10:\"",
+    ] {
+        let e = chart(bad);
+        assert!(
+            e.contains("ref-line=`") && e.contains("use VALUE:LABEL") && e.contains("(ns)"),
+            "{bad}: {e}"
+        );
+    }
+    let e = chart("case-names=\"7:seven\"");
+    assert!(e.contains("case-names") && e.contains("no case `7`"), "{e}");
+}
+
+#[test]
 fn a_claim_the_book_machine_contradicts_fails_with_its_figure() {
     let e = error_of("{{#measure claim record=ch99-demo id=demo-impossible}}");
     assert!(
@@ -111,7 +138,7 @@ fn a_readers_book_shows_their_figures_and_which_claims_held_there() {
     // workers = 2 there: burst 2 is "burst = workers", where inline was only 5× the fix.
     assert!(
         out.contains(
-            ">5.00×</span> <span class=\"claim-interval\">(4.40–6.00× over 5 repetitions)</span> <span class=\"claim-verdict not-held\">✗ refuted on reader-machine</span>"
+            ">5.00×</span> <span class=\"claim-interval\">(4.40–6.00× over 5 repetitions)</span> <span class=\"claim-verdict not-held\">✗ refuted on reader-machine (claim: ≥ 10×; missed the bound by 50%)</span>"
         ),
         "{out}"
     );
@@ -242,19 +269,39 @@ fn a_class_page_shows_every_machine_and_each_claim_on_each() {
         !html.contains("<code>published</code>"),
         "published figures are not a machine"
     );
-    // The claim no machine can meet is broken everywhere it is checked...
-    let row = |id: &str| {
+    let row = |html: &str, id: &str| {
         let start = html.find(&format!("<code>{id}</code>")).unwrap();
         html[start..start + html[start..].find("</tr>").unwrap()].to_string()
     };
+    // By claim: the claim no machine can meet held nowhere, refuted where it was read (the
+    // reader's run lacks its burst)...
+    let impossible = row(&html, "demo-impossible");
     assert!(
-        row("demo-impossible").contains("✗"),
-        "{}",
-        row("demo-impossible")
+        impossible.contains("<strong>0 of 4</strong>") && impossible.contains("1 ✗<br>3 n/a"),
+        "{impossible}"
     );
-    assert!(!row("demo-impossible").contains("✓"));
-    // ...and the stall held on the book's machine but not on every machine.
-    let stall = row("demo-stall");
+    // ...and the stall held on the book's machine but not on the reader's, which is named; the
+    // records that cannot be read are named too.
+    let stall = row(&html, "demo-stall");
+    assert!(
+        stall.contains("<strong>1 of 4</strong>")
+            && stall.contains("✗ <code>reader-machine</code> 5.00×")
+            && stall.contains("<code>old-machine</code> (unreadable)"),
+        "{stall}"
+    );
+    // By machine, where asked: a column each, with a ✓ or ✗ in each cell.
+    let wide = expand(
+        &data(),
+        "{{#measure class records=ch99-demo machines=test-machine,reader-machine}}",
+    )
+    .unwrap();
+    let table = &wide[wide.find("<table class=\"measure class\"").unwrap()..];
+    let impossible = row(table, "demo-impossible");
+    assert!(
+        impossible.contains("✗") && !impossible.contains("✓"),
+        "{impossible}"
+    );
+    let stall = row(table, "demo-stall");
     assert!(stall.contains("✓") && stall.contains("✗"), "{stall}");
 }
 
@@ -283,16 +330,54 @@ fn a_schedule_adds_the_chapters_minutes_and_breaks_and_refuses_to_overrun() {
     let html = expand(&data, fits).unwrap();
     // 0:00 intro, 0:05 A (60), 1:05 break (15), 1:20 B (40): 120 minutes.
     assert!(html.contains("<td>1:05</td><td><em>Break</em>"), "{html}");
+    // A slot by its chapter's name, linked to the page that holds its exercises.
     assert!(
-        html.contains("<td>1:20</td><td><a href=\"b.html\">Chapter B</a>"),
+        html.contains("<td>1:20</td><td><a href=\"b.html\">Chapter 98: Wide</a>"),
         "{html}"
     );
     assert!(html.contains("120 of 120 minutes"), "{html}");
+    // Each slot names its exercises from course/exercises.toml: the fix-it exercise by the name
+    // the course runner knows, the predict-then-measure question with the run that answers it.
+    assert!(
+        html.contains("<li>fix it: <code>demo-fix</code> (Fix the demo)</li>"),
+        "{html}"
+    );
+    assert!(
+        html.contains("<li>predict, then measure: Which is lower at burst 2: <code>inline</code> or the fix? <small>(<code>--filter demo --reps 1</code>, about 30 seconds)</small></li>"),
+        "{html}"
+    );
+    assert!(html.contains("<li>fix it: <code>wide-fix</code>"), "{html}");
 
     let over =
         "{{#measure schedule length=110 intro=5 breaks=15 every=60 chapters=ch99-demo,ch98-wide}}";
     let e = expand(&data, over).unwrap_err();
     assert!(e.contains("takes 120 min, more than its length=110"), "{e}");
+
+    // A chapter the course has no exercises for cannot take a slot.
+    let bare = with_sessions(&[(
+        "c.md",
+        "# Chapter C\n{{#measure minutes record=ch97-bare reading=5 demo=5 exercises=5}}",
+    )]);
+    let e = expand(&bare, "{{#measure schedule length=300 chapters=ch97-bare}}").unwrap_err();
+    assert!(
+        e.contains("course/exercises.toml has no [[exercise]] for `ch97-bare`"),
+        "{e}"
+    );
+    let e = expand(
+        &data,
+        "{{#measure schedule length=300 chapters=ch99-demo colour=red}}",
+    )
+    .unwrap_err();
+    assert!(
+        e.contains("unknown argument `colour`") && e.contains("length, chapters"),
+        "{e}"
+    );
+    let e = expand(
+        &data,
+        "{{#measure schedule length=long chapters=ch99-demo}}",
+    )
+    .unwrap_err();
+    assert!(e.contains("length=long: a whole number of minutes"), "{e}");
 
     let missing = "{{#measure schedule length=300 chapters=ch99-demo,ch97-none}}";
     let e = expand(&data, missing).unwrap_err();
@@ -420,7 +505,7 @@ fn an_exercise_answer_shows_the_claim_in_plain_view() {
         "{{#measure claim record=ch99-demo id=demo-stall show=all}}",
     )
     .unwrap_err();
-    assert!(e.contains("use figure, mark or answer"), "{e}");
+    assert!(e.contains("use figure, short, mark or answer"), "{e}");
 }
 
 #[test]
@@ -512,4 +597,43 @@ fn cases_are_shown_in_the_readers_words_and_units() {
     )
     .unwrap();
     assert!(out.contains("<th>1 B</th>"), "{out}");
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let dst = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &dst);
+        } else {
+            std::fs::copy(entry.path(), dst).unwrap();
+        }
+    }
+}
+
+#[test]
+fn a_predict_question_whose_experiment_the_record_lacks_fails_the_schedule() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(&fixtures(), dir.path());
+    let toml = dir.path().join("course/exercises.toml");
+    let text = std::fs::read_to_string(&toml).unwrap();
+    std::fs::write(
+        &toml,
+        text.replacen("experiment = \"demo\"", "experiment = \"demo_renamed\"", 1),
+    )
+    .unwrap();
+    let pages = vec![(
+        "a.md".to_string(),
+        None,
+        "# A\n{{#measure minutes record=ch99-demo reading=5 demo=5 exercises=5}}".to_string(),
+    )];
+    let data = Data::new(dir.path(), "test-machine")
+        .with_sessions(&pages)
+        .unwrap();
+    let e = expand(&data, "{{#measure schedule length=60 chapters=ch99-demo}}").unwrap_err();
+    assert!(
+        e.contains("runs experiment `demo_renamed`, which its record does not have; it has demo"),
+        "{e}"
+    );
 }

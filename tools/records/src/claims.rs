@@ -639,6 +639,37 @@ impl Claim {
         }
     }
 
+    /// How a conclusion that did not hold failed, in the reader's words; `None` where it held or
+    /// could not be checked. A miss by a hundredth and a reversal read differently.
+    pub fn failure(&self, o: &Outcome) -> Option<Failure> {
+        match o.verdict {
+            Verdict::NotShown => Some(Failure::Straddles),
+            Verdict::Refuted => {
+                let median = verdict::median(&o.figures)?;
+                let reversed = match &self.test {
+                    Test::Lowest(..) | Test::Highest(..) => true,
+                    Test::Ratio(.., b) | Test::RatioOfRatios(_, b) | Test::RatioToLowest(.., b) => {
+                        // A claim that one side is larger (≥ b > 1) whose figure came out below 1.
+                        b.at_least.is_some_and(|lo| lo > 1.0 && median < 1.0)
+                            || b.at_most.is_some_and(|hi| hi < 1.0 && median > 1.0)
+                    }
+                    _ => false,
+                };
+                if reversed {
+                    return Some(Failure::Reversed);
+                }
+                let bound = self.limits().nearest(median)?;
+                let miss = if bound == 0.0 {
+                    f64::INFINITY
+                } else {
+                    ((median - bound) / bound).abs()
+                };
+                Some(Failure::Missed(miss))
+            }
+            _ => None,
+        }
+    }
+
     /// The bounds on [`Claim::figure`].
     pub fn limits(&self) -> Limits {
         match &self.test {
@@ -1048,6 +1079,40 @@ fn check_date(d: &str) -> Result<(), String> {
     }
 }
 
+/// How a conclusion failed where it did ([`Claim::failure`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Failure {
+    /// Not shown: the interval straddles the bound.
+    Straddles,
+    /// Refuted, the median this share of the bound away from it (0.05: missed by 5 %).
+    Missed(f64),
+    /// Refuted the other way: the effect's direction flipped (or another case came out lowest).
+    Reversed,
+}
+
+impl Failure {
+    /// Within a tenth of the bound: a near miss, not a different result.
+    pub const MARGINAL: f64 = 0.1;
+
+    /// "marginal: the interval straddles the bound", "missed the bound by 40%", "reversed: ...".
+    pub fn text(self) -> String {
+        match self {
+            Failure::Straddles => "marginal: its interval straddles the bound".into(),
+            Failure::Missed(m) if m <= Self::MARGINAL => {
+                format!(
+                    "marginal: its median missed the bound by {}",
+                    format_plain(m * 100.0, "%")
+                )
+            }
+            Failure::Missed(m) if m.is_finite() => {
+                format!("missed the bound by {}", format_plain(m * 100.0, "%"))
+            }
+            Failure::Missed(_) => "missed the bound".into(),
+            Failure::Reversed => "reversed: the effect went the other way".into(),
+        }
+    }
+}
+
 /// What a claim came to on one record.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Outcome {
@@ -1286,6 +1351,43 @@ at-most = 0
             [100e3, 150e3, 200e3, 120e3, 180e3],
             [0.0; 5],
         )
+    }
+
+    fn claim(id: &str) -> Claim {
+        let claims = Claims::parse(CLAIMS).unwrap();
+        claims.claims.into_iter().find(|c| c.id == id).unwrap()
+    }
+
+    #[test]
+    fn a_failure_says_whether_it_was_a_near_miss_or_a_reversal() {
+        let stall = claim("stall"); // at least 10×
+        let fix = [100e3; 5];
+        // 9.5×: refuted in every repetition, but within a tenth of the bound.
+        let near = stall.check(&record([950e3; 5], fix, [0.0; 5]));
+        assert_eq!(near.verdict, Verdict::Refuted);
+        assert_eq!(stall.failure(&near), Some(Failure::Missed(0.05)));
+        assert_eq!(
+            stall.failure(&near).unwrap().text(),
+            "marginal: its median missed the bound by 5%"
+        );
+        // 4×: a real miss, not marginal.
+        let short = stall.check(&record([400e3; 5], fix, [0.0; 5]));
+        assert_eq!(
+            stall.failure(&short).unwrap().text(),
+            "missed the bound by 60%"
+        );
+        // 0.5×: the fix slower than inline, the other way round.
+        let reversed = stall.check(&record([50e3; 5], fix, [0.0; 5]));
+        assert_eq!(stall.failure(&reversed), Some(Failure::Reversed));
+        // Straddling the bound: not shown, marginal.
+        let mixed = stall.check(&record([500e3, 2e6, 500e3, 2e6, 2e6], fix, [0.0; 5]));
+        assert_eq!(mixed.verdict, Verdict::NotShown);
+        assert_eq!(stall.failure(&mixed), Some(Failure::Straddles));
+        // Held: no failure. A `lowest` claim that fails has another case lowest: reversed.
+        assert_eq!(stall.failure(&stall.check(&held())), None);
+        let lowest = claim("fix-lowest");
+        let o = lowest.check(&record([50e3; 5], fix, [0.0; 5]));
+        assert_eq!(lowest.failure(&o), Some(Failure::Reversed));
     }
 
     #[test]

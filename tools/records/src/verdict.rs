@@ -154,7 +154,7 @@ impl Limits {
     }
 
     /// The bound a figure near `x` is judged against: the nearer of the two.
-    fn nearest(&self, x: f64) -> Option<f64> {
+    pub fn nearest(&self, x: f64) -> Option<f64> {
         match (self.at_least, self.at_most) {
             (Some(lo), Some(hi)) => Some(if (x - lo).abs() <= (hi - x).abs() {
                 lo
