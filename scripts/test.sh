@@ -14,6 +14,20 @@ if ! command -v strace >/dev/null 2>&1; then
         || echo "note: strace could not be installed; the output that needs it is skipped"
 fi
 
+# Chromium opens every page of the built book (the browser check) and prints the PDF; poppler-utils
+# reads the PDF back (page numbers, outline). Where they cannot be installed, those steps fail and
+# say why: they never pass unchecked.
+if ! command -v chromium >/dev/null 2>&1 || ! command -v pdftotext >/dev/null 2>&1; then
+    echo "installing chromium and poppler-utils for the browser check and the PDF"
+    t0=$SECONDS
+    if (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium poppler-utils) >/dev/null 2>&1; then
+        echo "installed in $((SECONDS - t0))s"
+    else
+        echo "error: could not install chromium and poppler-utils (apt-get install chromium poppler-utils);" \
+            "the browser check and the PDF step will fail"
+    fi
+fi
+
 passed=0
 failed=0
 failures=()
@@ -77,6 +91,16 @@ exercise_starts_fail() {
     return $ok
 }
 
+# The PDF of the book as built, checked: without poppler-utils it would print unchecked, so here
+# that is a failure.
+book_pdf() {
+    if ! command -v pdftotext >/dev/null 2>&1 || ! command -v pdfinfo >/dev/null 2>&1; then
+        echo "pdftotext and pdfinfo (Debian's poppler-utils) are missing: the PDF cannot be checked"
+        return 1
+    fi
+    cargo run -q -p book -- pdf --no-build
+}
+
 step "cargo fmt --check" cargo fmt --all -- --check
 step "cargo clippy -D warnings" cargo clippy --workspace --all-targets -- -D warnings
 step "cargo test" cargo test --workspace
@@ -87,6 +111,8 @@ step "tokio-console build (ch07, --cfg tokio_unstable)" env RUSTFLAGS="--cfg tok
     cargo check -q -p ch07-axum --features console --target-dir target/console
 step "listings in quick mode" quick_listings
 step "book build (includes, anchors, links)" cargo run -q -p book -- build
+step "browser check (every page in Chromium at 1280 and 390 px)" cargo run -q -p book -- browse
+step "book pdf (page numbers, outline, contents)" book_pdf
 step "book test (every code block)" cargo run -q -p book -- test
 step "outputs shown in the book (rerun, compared)" cargo run -q -p book -- outputs
 step "data check (valid, fresh, verdicts, invariants)" cargo run -q -p book -- check

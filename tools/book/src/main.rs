@@ -4,6 +4,7 @@
 //! lets through with exit status 0: a missing include file or anchor, a broken internal link or
 //! `#anchor`, an error logged while building.
 
+mod browser;
 mod checks;
 mod claims;
 mod doctest;
@@ -47,8 +48,24 @@ enum Command {
     },
     /// Compile and run every Rust code block in the book against the real crates
     Test,
-    /// Build the book, then print it to book/book.pdf with headless Chromium
-    Pdf,
+    /// Build the book, then print it to book/book.pdf with headless Chromium: a table of contents
+    /// with page numbers, numbered pages, an outline
+    Pdf {
+        /// The paper size
+        #[arg(long, value_enum, default_value_t = pdf::Paper::A4)]
+        paper: pdf::Paper,
+        /// Print book/ as it was last built
+        #[arg(long)]
+        no_build: bool,
+    },
+    /// Open every page of the built book in headless Chromium at 1280 and 390 px; fail on an
+    /// element wider than its column, a claim whose verdict needs a mouse, an error on a page,
+    /// or a broken in-page link
+    Browse {
+        /// The built book to check (default: book/)
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
     /// Rerun the commands whose output the book shows (listings/*/outputs/*.txt) and compare
     Outputs {
         /// Rewrite the files instead of failing
@@ -75,7 +92,8 @@ fn main() {
             build(&root, machine.as_deref()).and_then(|dir| serve::serve(&dir, port))
         }
         Command::Test => doctest::run(&root),
-        Command::Pdf => pdf::print(&root).map(|_| ()),
+        Command::Pdf { paper, no_build } => pdf::print(&root, paper, !no_build).map(|_| ()),
+        Command::Browse { dir } => browser::run(&dir.unwrap_or_else(|| root.join("book"))),
         Command::Outputs { update } => outputs::check(&root, update),
         Command::Check { files } if files.is_empty() => claims::check_all(&root),
         Command::Check { files } => claims::validate_files(&files),

@@ -1,32 +1,186 @@
-//! `book pdf`: the book on paper. Builds the book, then prints `print.html` to `book/book.pdf`
-//! with headless Chromium, when it is installed. Page breaks before chapters come from mdBook's
-//! print page; theme/measure.css keeps tables and charts whole on a page.
+//! `book pdf`: the book on paper. Builds the book (unless `--no-build`), then prints a copy of
+//! `print.html` to `book/book.pdf` with headless Chromium. The copy gets:
+//!
+//! - the paper size (`--paper a4|letter`, A4 by default) as an `@page` rule, which Chromium's
+//!   `--print-to-pdf` follows;
+//! - a table of contents at the start, from the SUMMARY, with page numbers: a first print with
+//!   placeholders of the same width says on which page each chapter starts (`pdfinfo -dests`
+//!   reads the PDF's named destinations, which the contents' links create), a second print fills
+//!   them in, and the destinations are read again to check that nothing moved;
+//! - the flamegraph (a tall SVG whose labels shrink to a stripe at page width) as two cropped,
+//!   labelled excerpts at full size: the top of the tower and its base, with the full SVG linked.
+//!
+//! Page numbers come from theme/measure.css's `@page` margin boxes, the outline (bookmarks) from
+//! the headings; page breaks before chapters from mdBook's print page; print-details.js opens the
+//! folded blocks and lets long code blocks break across pages with their indentation kept. The
+//! result is checked: an outline, a page number at the foot of the pages (pdftotext), and the
+//! contents' page numbers where each chapter starts.
 
 use anyhow::{Context, Result, bail};
+use mdbook_driver::book::BookItem;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::Instant;
 
 /// The Chromium binaries tried, in order.
 const BROWSERS: &[&str] = &["chromium", "chromium-browser", "google-chrome", "chrome"];
 
-pub fn print(root: &Path) -> Result<PathBuf> {
-    let browser = BROWSERS
+/// The copy of print.html that is printed (in the book folder, so that its links resolve; removed
+/// afterwards). print-details.js treats any page whose name ends in print.html as the print page.
+const PRINTED: &str = "pdf-print.html";
+
+/// The placeholder for a page number in the first print: as wide as any real one.
+const PLACEHOLDER: &str = "000";
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Paper {
+    A4,
+    Letter,
+}
+
+impl Paper {
+    fn css(self) -> &'static str {
+        match self {
+            Paper::A4 => "A4",
+            Paper::Letter => "letter",
+        }
+    }
+}
+
+/// The first Chromium binary on the PATH.
+pub fn browser() -> Result<&'static str> {
+    BROWSERS
         .iter()
+        .copied()
         .find(|b| which(b).is_some())
         .with_context(|| {
             "no headless Chromium found (tried chromium, chromium-browser, google-chrome): \
              install Debian's `chromium` package (`apt-get install chromium`) and rerun"
-        })?;
-    let dir = crate::build(root, None)?;
+        })
+}
+
+/// One line of the table of contents.
+#[derive(Debug, Clone, PartialEq)]
+struct Entry {
+    /// 0 for a part's title (no link), 1 for a chapter, 2 for a section of one, ...
+    depth: usize,
+    number: String,
+    title: String,
+    /// The id of the chapter's heading in print.html.
+    id: Option<String>,
+}
+
+pub fn print(root: &Path, paper: Paper, build: bool) -> Result<PathBuf> {
+    let browser = browser()?;
+    let dir = if build {
+        crate::build(root, None)?
+    } else {
+        root.join("book")
+    };
     let page = dir.join("print.html");
+    let html = std::fs::read_to_string(&page).with_context(|| {
+        format!(
+            "reading {} (build the book first: `cargo run -p book -- build`)",
+            page.display()
+        )
+    })?;
     let out = dir.join("book.pdf");
+    let started = Instant::now();
+
+    let entries = contents(root, &html);
+    let mut printable = with_paper(&html, paper);
+    match flamegraph_excerpts(&dir, &printable) {
+        Some(h) => printable = h,
+        None if html.contains("flamegraph.svg\"") => {
+            eprintln!("note: the flamegraph's frames were not found: it prints whole")
+        }
+        None => {}
+    }
+    let copy = dir.join(PRINTED);
+    let result = (|| {
+        std::fs::write(&copy, insert_contents(&printable, &entries, None))?;
+        print_to_pdf(browser, &copy, &out)?;
+        let numbered = match destinations(&out) {
+            Some(first) => {
+                let pages: BTreeMap<String, u32> = entries
+                    .iter()
+                    .filter_map(|e| e.id.as_ref())
+                    .filter_map(|id| Some((id.clone(), *first.get(id)?)))
+                    .collect();
+                std::fs::write(&copy, insert_contents(&printable, &entries, Some(&pages)))?;
+                print_to_pdf(browser, &copy, &out)?;
+                let second = destinations(&out).unwrap_or_default();
+                let moved: Vec<String> = pages
+                    .iter()
+                    .filter(|(id, p)| second.get(*id) != Some(p))
+                    .map(|(id, p)| format!("{id} (page {p}, now {:?})", second.get(id)))
+                    .collect();
+                if !moved.is_empty() {
+                    bail!(
+                        "the contents' page numbers moved between the two prints: {}",
+                        moved.join(", ")
+                    );
+                }
+                true
+            }
+            None => {
+                eprintln!(
+                    "note: pdfinfo (Debian's poppler-utils) not found: the contents link to the \
+                     chapters, without page numbers"
+                );
+                false
+            }
+        };
+        Ok(numbered)
+    })();
+    let _ = std::fs::remove_file(&copy);
+    let numbered = result?;
+
+    let pdf = std::fs::read(&out)?;
+    // Chromium versions without the outline flag ignore it: say so rather than ship a PDF
+    // without bookmarks.
+    if !pdf.windows(15).any(|w| w == b"/Type /Outlines") {
+        bail!(
+            "{} has no outline (bookmarks): {browser} ignored --generate-pdf-document-outline; use a newer Chromium",
+            out.display()
+        );
+    }
+    let pages = pdf.windows(11).filter(|w| w == b"/Type /Page").count()
+        - pdf.windows(12).filter(|w| w == b"/Type /Pages").count();
+    let numbers = match page_numbers(&out, pages) {
+        Some(n) if n < pages => bail!(
+            "{}: only {n} of {pages} pages end with their page number (theme/measure.css's @page \
+             rule, `@bottom-center`)",
+            out.display()
+        ),
+        Some(n) => format!("a number at the foot of all {n} pages"),
+        None => "page numbers not checked (no pdftotext)".to_string(),
+    };
+    eprintln!(
+        "printed {} ({pages} pages, {}, {:.1} MiB) in {:.0} s: an outline, {numbers}, contents {}",
+        out.display(),
+        paper.css(),
+        pdf.len() as f64 / (1024.0 * 1024.0),
+        started.elapsed().as_secs_f64(),
+        if numbered {
+            "with page numbers"
+        } else {
+            "with links"
+        }
+    );
+    Ok(out)
+}
+
+fn print_to_pdf(browser: &str, page: &Path, out: &Path) -> Result<()> {
     let profile = tempfile::tempdir()?;
-    let started = std::time::Instant::now();
+    let _ = std::fs::remove_file(out);
     let status = Command::new(browser)
         .args([
             "--headless",
             "--no-sandbox",
             "--disable-gpu",
+            "--disable-quic",
             "--no-first-run",
             "--disable-background-networking",
             "--disable-component-update",
@@ -50,25 +204,300 @@ pub fn print(root: &Path) -> Result<PathBuf> {
             String::from_utf8_lossy(&status.stderr).trim()
         );
     }
-    // Chromium versions without the outline flag ignore it: say so rather than ship a PDF
-    // without bookmarks.
-    let pdf = std::fs::read(&out)?;
-    if !pdf.windows(15).any(|w| w == b"/Type /Outlines") {
-        bail!(
-            "{} has no outline (bookmarks): {browser} ignored --generate-pdf-document-outline; use a newer Chromium",
-            out.display()
-        );
+    Ok(())
+}
+
+/// The paper size, as an `@page` rule at the end of the head (after the book's own @page rule).
+fn with_paper(html: &str, paper: Paper) -> String {
+    let style = format!("<style>@page {{ size: {}; }}</style>\n", paper.css());
+    match html.find("</head>") {
+        Some(at) => format!("{}{style}{}", &html[..at], &html[at..]),
+        None => format!("{style}{html}"),
     }
-    let size = pdf.len();
-    let pages = pdf.windows(11).filter(|w| w == b"/Type /Page").count()
-        - pdf.windows(12).filter(|w| w == b"/Type /Pages").count();
-    eprintln!(
-        "printed {} ({pages} pages, {:.1} MiB) in {:.0} s",
-        out.display(),
-        size as f64 / (1024.0 * 1024.0),
-        started.elapsed().as_secs_f64()
+}
+
+/// The table of contents: the SUMMARY's parts and chapters, each chapter matched with its heading
+/// in print.html (every page starts with one `<h1>`, in the SUMMARY's order). Where they do not
+/// match, the headings alone.
+fn contents(root: &Path, html: &str) -> Vec<Entry> {
+    let headings = h1s(html);
+    let mut entries = Vec::new();
+    if let Ok(md) = crate::load(root, None) {
+        let mut h = headings.iter();
+        let mut matched = true;
+        for item in md.iter() {
+            match item {
+                BookItem::PartTitle(title) => entries.push(Entry {
+                    depth: 0,
+                    number: String::new(),
+                    title: title.clone(),
+                    id: None,
+                }),
+                BookItem::Chapter(ch) if ch.path.is_some() => match h.next() {
+                    Some((id, title)) => entries.push(Entry {
+                        depth: ch.parent_names.len() + 1,
+                        number: ch
+                            .number
+                            .as_ref()
+                            .map(|n| n.to_string())
+                            .unwrap_or_default(),
+                        title: title.clone(),
+                        id: Some(id.clone()),
+                    }),
+                    None => matched = false,
+                },
+                _ => {}
+            }
+        }
+        if matched && h.next().is_none() {
+            return entries;
+        }
+    }
+    headings
+        .into_iter()
+        .map(|(id, title)| Entry {
+            depth: 1,
+            number: String::new(),
+            title,
+            id: Some(id),
+        })
+        .collect()
+}
+
+/// (id, text) of every `<h1>` in the page.
+fn h1s(html: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut rest = html;
+    while let Some(at) = rest.find("<h1 id=\"") {
+        let from = &rest[at + 8..];
+        let Some(q) = from.find('"') else { break };
+        let id = from[..q].to_string();
+        let Some(end) = from.find("</h1>") else { break };
+        let inner = &from[q..end];
+        let text = strip_tags(&inner[inner.find('>').map_or(0, |i| i + 1)..]);
+        out.push((id, text.trim().to_string()));
+        rest = &from[end..];
+    }
+    out
+}
+
+fn strip_tags(s: &str) -> String {
+    let mut out = String::new();
+    let mut in_tag = false;
+    for c in s.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => in_tag = false,
+            c if !in_tag => out.push(c),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The contents as a page of its own at the start of `<main>`; `pages` gives each chapter's page
+/// (None: placeholders of the same width, for the first print).
+fn insert_contents(html: &str, entries: &[Entry], pages: Option<&BTreeMap<String, u32>>) -> String {
+    let mut toc =
+        String::from("<nav class=\"pdf-contents\">\n<h1 id=\"pdf-contents\">Contents</h1>\n<ol>\n");
+    for e in entries {
+        let Some(id) = &e.id else {
+            toc.push_str(&format!("<li class=\"part\">{}</li>\n", escape(&e.title)));
+            continue;
+        };
+        let page = match pages {
+            Some(p) => p.get(id).map(|n| n.to_string()).unwrap_or_default(),
+            None => PLACEHOLDER.to_string(),
+        };
+        toc.push_str(&format!(
+            "<li class=\"depth-{}\"><a href=\"#{id}\"><span class=\"number\">{}</span>{}</a>\
+             <span class=\"leader\"></span><span class=\"page\">{page}</span></li>\n",
+            e.depth.min(3),
+            escape(&e.number),
+            e.title // as in the page's heading: already HTML
+        ));
+    }
+    toc.push_str(
+        "</ol>\n</nav>\n<div style=\"break-before: page; page-break-before: always;\"></div>\n",
     );
-    Ok(out)
+    match html.find("<main>") {
+        Some(at) => format!("{}<main>\n{toc}{}", &html[..at], &html[at + 6..]),
+        None => html.to_string(),
+    }
+}
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// Named destination → page, from `pdfinfo -dests`; None without pdfinfo.
+fn destinations(pdf: &Path) -> Option<BTreeMap<String, u32>> {
+    let out = Command::new("pdfinfo")
+        .arg("-dests")
+        .arg(pdf)
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut map = BTreeMap::new();
+    for line in text.lines().skip(1) {
+        let mut words = line.split_whitespace();
+        let (Some(page), Some(q)) = (words.next(), line.find(" \"")) else {
+            continue;
+        };
+        let (Ok(page), Some(name)) = (
+            page.parse::<u32>(),
+            line[q + 2..].strip_suffix('"').map(str::to_string),
+        ) else {
+            continue;
+        };
+        map.entry(name).or_insert(page);
+    }
+    Some(map)
+}
+
+/// How many of the `pages` pages end with their own number (pdftotext); None without pdftotext.
+fn page_numbers(pdf: &Path, pages: usize) -> Option<usize> {
+    // (-layout: in reading order, the footer last; without it a table's cells may follow it)
+    let out = Command::new("pdftotext")
+        .arg("-layout")
+        .arg(pdf)
+        .arg("-")
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let numbered = text
+        .split('\u{c}')
+        .take(pages)
+        .enumerate()
+        .filter(|(i, page)| {
+            page.lines().rev().map(str::trim).find(|l| !l.is_empty()) == Some(&(i + 1).to_string())
+        })
+        .count();
+    Some(numbered)
+}
+
+/// The flamegraph on paper: at page width its 12 px labels would print at a third of their size,
+/// so it prints as two excerpts at full size, cut from the SVG itself, each labelled: the top of
+/// the tower (from its highest frame down to the handler, `hash_inline`) and its base (from
+/// `run_task` down past the worker's `run`, to the first `BlockingTask` frame), with a link to the
+/// whole graph. None when the page has no flamegraph or its frames are not found.
+fn flamegraph_excerpts(dir: &Path, html: &str) -> Option<String> {
+    let mut from = 0;
+    // Find the first <img> whose source is a flamegraph.
+    let (img_at, src) = loop {
+        let at = html[from..].find("<img src=\"")? + from;
+        let s = &html[at + 10..];
+        let src = &s[..s.find('"')?];
+        if src.ends_with("flamegraph.svg") {
+            break (at, src.to_string());
+        }
+        from = at + 10;
+    };
+    let img_end = img_at + html[img_at..].find('>')? + 1;
+    let svg = std::fs::read_to_string(dir.join(&src)).ok()?;
+    let frames = svg_frames(&svg);
+    let top = frames.iter().map(|f| f.y).min()?;
+    let handler = frames
+        .iter()
+        .filter(|f| f.title.contains("hash_inline"))
+        .map(|f| f.y)
+        .min()?;
+    let run_task = frames
+        .iter()
+        .filter(|f| f.title.starts_with("run_task"))
+        .map(|f| f.y)
+        .min()?;
+    let blocking = frames
+        .iter()
+        .filter(|f| f.y > run_task && f.title.contains("BlockingTask"))
+        .map(|f| f.y)
+        .min()?;
+    let row = frames.iter().map(|f| f.height).max()?;
+    let (width, height) = svg_size(&svg)?;
+    let crop = |from: u32, to: u32, label: &str| {
+        format!(
+            "<figcaption>{label}</figcaption>\
+             <div class=\"flame-crop\" style=\"height:{}px\"><img src=\"{src}\" alt=\"\" \
+             style=\"width:{width}px;height:{height}px;margin-top:-{}px\"></div>",
+            to - from + row + 4,
+            from.saturating_sub(2)
+        )
+    };
+    let excerpt = format!(
+        "<figure class=\"flame-excerpt print-only\">{}{}<figcaption>Excerpts, at full size, of \
+         the flamegraph above; the whole graph is <a href=\"{src}\">{src}</a>, beside this book's \
+         pages.</figcaption></figure>",
+        crop(
+            top,
+            handler,
+            "The top of the tower: argon2's frames, inside the handler <code>hash_inline</code>."
+        ),
+        crop(
+            run_task,
+            blocking,
+            "Its base: the handler's task in <code>run_task</code>, on a worker's \
+             <code>multi_thread::worker::run</code>, which Tokio starts as a <code>BlockingTask</code>."
+        ),
+    );
+    // The whole graph stays on screen; on paper the excerpts take its place, after the
+    // paragraph that holds it (a figure cannot sit inside a <p>).
+    let after = html[img_end..]
+        .find("</p>")
+        .map_or(img_end, |i| img_end + i + 4);
+    Some(format!(
+        "{}<span class=\"screen-only\">{}</span>{}{excerpt}{}",
+        &html[..img_at],
+        &html[img_at..img_end],
+        &html[img_end..after],
+        &html[after..]
+    ))
+}
+
+struct Frame {
+    title: String,
+    y: u32,
+    height: u32,
+}
+
+/// The frames of an inferno flamegraph: `<g><title>T</title><rect x=.. y=".." .. height="..">`.
+fn svg_frames(svg: &str) -> Vec<Frame> {
+    let mut out = Vec::new();
+    for part in svg.split("<g><title>").skip(1) {
+        let Some(end) = part.find("</title>") else {
+            continue;
+        };
+        let title = part[..end].replace("&lt;", "<").replace("&gt;", ">");
+        let rect = &part[end..];
+        let attr = |name: &str| -> Option<u32> {
+            let pat = format!(" {name}=\"");
+            let at = rect.find(&pat)? + pat.len();
+            rect[at..at + rect[at..].find('"')?].parse().ok()
+        };
+        if let (Some(y), Some(height)) = (attr("y"), attr("height")) {
+            out.push(Frame { title, y, height });
+        }
+    }
+    out
+}
+
+/// The SVG's width and height attributes, in px.
+fn svg_size(svg: &str) -> Option<(u32, u32)> {
+    let head = &svg[svg.find("<svg")?..];
+    let head = &head[..head.find('>')?];
+    let attr = |name: &str| -> Option<u32> {
+        let pat = format!(" {name}=\"");
+        let at = head.find(&pat)? + pat.len();
+        head[at..at + head[at..].find('"')?].parse().ok()
+    };
+    Some((attr("width")?, attr("height")?))
 }
 
 fn which(program: &str) -> Option<PathBuf> {
@@ -77,4 +506,66 @@ fn which(program: &str) -> Option<PathBuf> {
         .split(':')
         .map(|d| Path::new(d).join(program))
         .find(|p| p.is_file())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PAGE: &str = "<html><head><title>t</title></head><body><main>\n\
+        <h1 id=\"intro\"><a class=\"header\" href=\"#intro\">Intro</a></h1><p>a</p>\n\
+        <div style=\"break-before: page;\"></div>\n\
+        <h1 id=\"one\"><a class=\"header\" href=\"#one\">One <code>&lt;T&gt;</code></a></h1>\n\
+        </main></body></html>";
+
+    #[test]
+    fn the_contents_list_every_heading_with_its_page_or_a_placeholder() {
+        let h = h1s(PAGE);
+        assert_eq!(
+            h,
+            [
+                ("intro".to_string(), "Intro".to_string()),
+                ("one".to_string(), "One &lt;T&gt;".to_string())
+            ]
+        );
+        let entries: Vec<Entry> = h
+            .into_iter()
+            .map(|(id, title)| Entry {
+                depth: 1,
+                number: String::new(),
+                title,
+                id: Some(id),
+            })
+            .collect();
+        let first = insert_contents(PAGE, &entries, None);
+        assert!(first.contains("<main>\n<nav class=\"pdf-contents\">"));
+        assert_eq!(first.matches("<span class=\"page\">000</span>").count(), 2);
+        let pages = BTreeMap::from([("intro".to_string(), 2), ("one".to_string(), 17)]);
+        let second = insert_contents(PAGE, &entries, Some(&pages));
+        assert!(second.contains("href=\"#one\"><span class=\"number\"></span>One &lt;T&gt;</a><span class=\"leader\"></span><span class=\"page\">17</span>"));
+        let paper = with_paper(PAGE, Paper::Letter);
+        assert!(paper.contains("<style>@page { size: letter; }</style>\n</head>"));
+    }
+
+    #[test]
+    fn the_flamegraph_prints_as_two_labelled_excerpts_cut_at_its_frames() {
+        let dir = tempfile::tempdir().unwrap();
+        let svg = "<svg version=\"1.1\" width=\"1200\" height=\"300\">\
+            <g><title>compress (9 samples)</title><rect x=\"0%\" y=\"53\" width=\"90%\" height=\"15\"/></g>\
+            <g><title>{async_block#0}&lt;fn() -&gt; x::hash_inline&gt;</title><rect x=\"0%\" y=\"85\" width=\"99%\" height=\"15\"/></g>\
+            <g><title>run_task (10 samples)</title><rect x=\"0%\" y=\"150\" width=\"100%\" height=\"15\"/></g>\
+            <g><title>poll&lt;BlockingTask&lt;x&gt;&gt;</title><rect x=\"0%\" y=\"198\" width=\"100%\" height=\"15\"/></g>\
+            </svg>";
+        std::fs::write(dir.path().join("ch07-inline-flamegraph.svg"), svg).unwrap();
+        let html = "<p><a href=\"ch07-inline-flamegraph.svg\"><img src=\"ch07-inline-flamegraph.svg\" alt=\"A flamegraph\"></a></p>";
+        let out = flamegraph_excerpts(dir.path(), html).unwrap();
+        assert!(out.contains("<span class=\"screen-only\"><img src=\"ch07-inline-flamegraph.svg\" alt=\"A flamegraph\"></span></a></p><figure class=\"flame-excerpt print-only\">"), "{out}");
+        // The top: rows 53 to 85 (three rows of 16 px and a margin); the base: 150 to 198.
+        assert!(out.contains("height:51px\"><img src=\"ch07-inline-flamegraph.svg\" alt=\"\" style=\"width:1200px;height:300px;margin-top:-51px\""), "{out}");
+        assert!(out.contains("height:67px\"><img src=\"ch07-inline-flamegraph.svg\" alt=\"\" style=\"width:1200px;height:300px;margin-top:-148px\""), "{out}");
+        assert!(
+            out.contains("<a href=\"ch07-inline-flamegraph.svg\">ch07-inline-flamegraph.svg</a>")
+        );
+        assert!(flamegraph_excerpts(dir.path(), "<p>no graph</p>").is_none());
+    }
 }

@@ -68,43 +68,39 @@ fn included_path(line: &str) -> Option<String> {
 }
 
 /// For the page: drops the lines mdBook would hide in Rust blocks (`# ` or a lone `#`), keeping
-/// `##` escapes; wraps long comment lines; and marks a block whose code is still wider than the
-/// column (`cols-92`, `cols-100`: theme/measure.css sets it a little smaller, so it fits).
+/// `##` escapes; wraps long comment lines; and marks a block still wider than the column
+/// (`cols-92`, `cols-100`: theme/measure.css sets it a little smaller, so it fits; `cols-wrap`:
+/// program output wider still, which wraps).
 pub fn strip_hidden_lines(content: &str) -> String {
     let mut out = String::with_capacity(content.len());
-    let mut block: Option<(String, String)> = None; // (opening fence, body) of a Rust block
-    let mut in_other_fence = false;
+    // The open block: its opening fence, whether it is Rust, and its body so far.
+    let mut block: Option<(String, bool, String)> = None;
     for line in content.split_inclusive('\n') {
         let trimmed = line.trim_start();
         let fence = trimmed.starts_with("```");
-        if let Some((open, body)) = &mut block {
-            if fence {
-                out.push_str(&with_width_class(open, body));
+        match &mut block {
+            Some((open, rust, body)) if fence => {
+                out.push_str(&with_width_class(open, *rust, body));
                 out.push_str(body);
                 out.push_str(line);
                 block = None;
-                continue;
             }
-            let text = trimmed.trim_end_matches(['\n', '\r']);
-            if text == "#" || text.starts_with("# ") {
-                continue;
+            Some((_, true, body)) => {
+                let text = trimmed.trim_end_matches(['\n', '\r']);
+                if text != "#" && !text.starts_with("# ") {
+                    body.push_str(&wrap_comment(line).unwrap_or_else(|| line.to_string()));
+                }
             }
-            body.push_str(&wrap_comment(line).unwrap_or_else(|| line.to_string()));
-            continue;
+            Some((_, false, body)) => body.push_str(line),
+            None if fence => {
+                let info = trimmed.trim_start_matches('`').trim();
+                let rust = info.split(',').next() == Some("rust");
+                block = Some((line.to_string(), rust, String::new()));
+            }
+            None => out.push_str(line),
         }
-        if fence && !in_other_fence {
-            let info = trimmed.trim_start_matches('`').trim();
-            if info.split(',').next() == Some("rust") {
-                block = Some((line.to_string(), String::new()));
-                continue;
-            }
-            in_other_fence = true;
-        } else if fence {
-            in_other_fence = false;
-        }
-        out.push_str(line);
     }
-    if let Some((open, body)) = block {
+    if let Some((open, _, body)) = block {
         out.push_str(&open);
         out.push_str(&body);
     }
@@ -112,16 +108,23 @@ pub fn strip_hidden_lines(content: &str) -> String {
 }
 
 /// The opening fence, with a class naming how wide the block's longest line is when it is wider
-/// than the column.
-fn with_width_class(open: &str, body: &str) -> String {
+/// than the column. Code keeps its lines; program output wider than the smallest size wraps.
+fn with_width_class(open: &str, rust: bool, body: &str) -> String {
     let widest = body.lines().map(|l| l.chars().count()).max().unwrap_or(0);
     let class = match widest {
         w if w <= CODE_COLUMNS => return open.to_string(),
         w if w <= 92 => "cols-92",
-        _ => "cols-100",
+        w if w <= 100 || rust => "cols-100",
+        _ => "cols-wrap",
     };
     let end = open.trim_end_matches(['\n', '\r']);
-    format!("{end},{class}{}", &open[end.len()..])
+    // A fence with no language ("```") gets one, so that mdBook keeps the class.
+    let sep = if end.trim_start().trim_start_matches('`').is_empty() {
+        "text,"
+    } else {
+        ","
+    };
+    format!("{end}{sep}{class}{}", &open[end.len()..])
 }
 
 /// The widest code line the text column shows whole at 1280 px (mdBook's 750 px column in its
@@ -239,7 +242,10 @@ mod tests {
             "{out}"
         );
         let text = format!("```text\n// {}\n```\n", "y ".repeat(60));
-        assert_eq!(strip_hidden_lines(&text), text);
+        assert_eq!(
+            strip_hidden_lines(&text),
+            text.replace("```text\n", "```text,cols-wrap\n")
+        );
     }
 
     #[test]
@@ -248,5 +254,13 @@ mod tests {
         assert_eq!(strip_hidden_lines(&code(60)), code(60));
         assert!(strip_hidden_lines(&code(80)).starts_with("```rust,noplayground,cols-92\n"));
         assert!(strip_hidden_lines(&code(95)).starts_with("```rust,noplayground,cols-100\n"));
+        // Program output: the same sizes, and wider than that it wraps.
+        let output = |n: usize| format!("```console\n$ {}\n```\n", "y".repeat(n));
+        assert!(strip_hidden_lines(&output(88)).starts_with("```console,cols-92\n"));
+        assert!(strip_hidden_lines(&output(150)).starts_with("```console,cols-wrap\n"));
+        assert!(
+            strip_hidden_lines(&format!("```\n{}\n```\n", "z".repeat(150)))
+                .starts_with("```text,cols-wrap\n")
+        );
     }
 }

@@ -986,18 +986,7 @@ fn claim(data: &Data, d: &Directive) -> Result<String, String> {
             }
         )
     };
-    let figure = match &href {
-        Some(href) => format!(
-            "<a class=\"claim {class}\" href=\"{href}\" title=\"{}\">{}</a>",
-            esc(&title),
-            esc(&outcome.figure)
-        ),
-        None => format!(
-            "<span class=\"claim {class}\" title=\"{}\">{}</span>",
-            esc(&title),
-            esc(&outcome.figure)
-        ),
-    };
+    let figure = claim_link(data, record, id, class, &title, &esc(&outcome.figure));
     // A checklist's magnitude: the figure alone (its interval is one link away).
     if show == "short" {
         return Ok(format!("{figure}{verdict}"));
@@ -1702,6 +1691,28 @@ fn chapter_heading(record: &str, title: &str) -> String {
 }
 
 /// The id of a chapter's heading on the Machines page.
+/// A figure of a claim, as a link to its entry in its chapter's list (its sentence, bound and
+/// verdict without a mouse) where a page lists it; `inner` is HTML.
+fn claim_link(
+    data: &Data,
+    record: &str,
+    id: &str,
+    class: &str,
+    title: &str,
+    inner: &str,
+) -> String {
+    match claim_href(data, record, id) {
+        Some(href) => format!(
+            "<a class=\"claim {class}\" href=\"{href}\" title=\"{}\">{inner}</a>",
+            esc(title)
+        ),
+        None => format!(
+            "<span class=\"claim {class}\" title=\"{}\">{inner}</span>",
+            esc(title)
+        ),
+    }
+}
+
 /// A claim's row on the Machines page (the by-claim view), where a chapter's list links to it.
 fn class_row_anchor(record: &str, id: &str) -> String {
     format!("machines-{}-{}", esc(record), esc(id))
@@ -2003,11 +2014,13 @@ fn class_spread(data: &Data, ch: &ClassChapter) -> Result<String, String> {
                         refuted += 1;
                     }
                     widths[3] = widths[3].max(TableFont::code(machine));
-                    failed.push(format!(
-                            "<span class=\"claim {class}\" title=\"{}\">{sign} <code>{}</code> {}</span>",
-                            esc(&format!("{} on {machine}: {}, {}", claim.id, o.word(), o.summary())),
-                            esc(machine),
-                            esc(&o.figure)
+                    failed.push(claim_link(
+                        data,
+                        ch.record,
+                        &claim.id,
+                        class,
+                        &format!("{} on {machine}: {}, {}", claim.id, o.word(), o.summary()),
+                        &format!("{sign} <code>{}</code> {}", esc(machine), esc(&o.figure)),
                     ));
                 }
                 None => missing.push(format!("<code>{}</code>", esc(machine))),
@@ -2151,9 +2164,15 @@ fn class_columns(data: &Data, ch: &ClassChapter) -> Result<String, String> {
                             let shown = format!("{sign} {}", o.figure);
                             (
                                 format!(
-                                    "<span class=\"claim {class}\" title=\"{}\">{}</span><span class=\"spread\">{}</span>",
-                                    esc(&title),
-                                    esc(&shown),
+                                    "{}<span class=\"spread\">{}</span>",
+                                    claim_link(
+                                        data,
+                                        ch.record,
+                                        &claim.id,
+                                        class,
+                                        &title,
+                                        &esc(&shown)
+                                    ),
                                     esc(&range)
                                 ),
                                 TableFont::text(&shown).max(TableFont::spread(&range)),

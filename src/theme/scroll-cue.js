@@ -1,0 +1,52 @@
+// Narrow screens: a table or chart wider than the text column scrolls in its own box. This marks
+// each box that scrolls with data-scrolls="right", "left" or "both" (where there is more to see),
+// so that theme/measure.css says "scroll →" above it and shades the edge of its sticky first
+// column; and it wraps the tables the preprocessor leaves unwrapped (machines, versions,
+// schedule), so that they scroll in a box too rather than widen the page.
+(function () {
+  var BOXES = "div.measure-table, div.measure-scroll, figure.measure-figure";
+
+  function wrapTables() {
+    document.querySelectorAll("main table.measure").forEach(function (table) {
+      var parent = table.parentElement;
+      if (parent.matches("div.measure-table, div.measure-scroll, div.table-wrapper")) return;
+      var box = document.createElement("div");
+      box.className = "measure-table";
+      parent.insertBefore(box, table);
+      box.appendChild(table);
+    });
+  }
+
+  function mark(box) {
+    var hidden = box.scrollWidth - box.clientWidth;
+    if (hidden <= 1) {
+      box.removeAttribute("data-scrolls");
+      return;
+    }
+    var left = box.scrollLeft > 1;
+    var right = box.scrollLeft < hidden - 1;
+    box.setAttribute("data-scrolls", left && right ? "both" : left ? "left" : "right");
+  }
+
+  function start() {
+    wrapTables();
+    var boxes = document.querySelectorAll(BOXES);
+    boxes.forEach(function (box) {
+      mark(box);
+      box.addEventListener("scroll", function () { mark(box); }, { passive: true });
+    });
+    if (window.ResizeObserver) {
+      var seen = new ResizeObserver(function (entries) {
+        entries.forEach(function (e) { mark(e.target); });
+      });
+      boxes.forEach(function (box) { seen.observe(box); });
+    }
+    window.addEventListener("load", function () { boxes.forEach(mark); });
+  }
+
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", start);
+  } else {
+    start();
+  }
+})();
