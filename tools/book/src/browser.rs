@@ -170,15 +170,8 @@ pub fn check(dir: &Path, widths: &[u32]) -> Result<(usize, Vec<Finding>)> {
         let profile = work.path().join(format!("profile-{w}"));
         let out = work.path().join(format!("dom-{w}.html"));
         let child = Command::new(browser)
+            .args(crate::pdf::HEADLESS)
             .args([
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
                 // Overlay scrollbars, as on a phone: the page is laid out at the full width.
                 "--hide-scrollbars",
                 "--virtual-time-budget=10000",
@@ -390,7 +383,7 @@ fn answer(mut stream: TcpStream, dir: &Path) -> std::io::Result<()> {
     let target = line.split_whitespace().nth(1).unwrap_or("/");
     let file: Option<PathBuf> = crate::serve::file_for(dir, target);
     let (status, kind, body) = match file.and_then(|p| Some((std::fs::read(&p).ok()?, p))) {
-        Some((body, path)) => ("200 OK", content_type(&path), body),
+        Some((body, path)) => ("200 OK", crate::serve::content_type(&path), body),
         None => ("404 Not Found", "text/plain", b"not found\n".to_vec()),
     };
     write!(
@@ -400,21 +393,6 @@ fn answer(mut stream: TcpStream, dir: &Path) -> std::io::Result<()> {
     )?;
     stream.write_all(&body)?;
     stream.flush()
-}
-
-fn content_type(path: &Path) -> &'static str {
-    match path.extension().and_then(|e| e.to_str()).unwrap_or("") {
-        "html" => "text/html; charset=utf-8",
-        "css" => "text/css; charset=utf-8",
-        "js" => "text/javascript; charset=utf-8",
-        "json" => "application/json",
-        "svg" => "image/svg+xml",
-        "png" => "image/png",
-        "woff" => "font/woff",
-        "woff2" => "font/woff2",
-        "ttf" => "font/ttf",
-        _ => "application/octet-stream",
-    }
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ mod doctest;
 mod history;
 mod outputs;
 mod pdf;
+mod search;
 mod serve;
 
 use anyhow::{Context, Result, bail};
@@ -158,5 +159,6 @@ pub fn build(root: &Path, reader: Option<&str>) -> Result<PathBuf> {
     let dir = md.build_dir_for("html");
     checks::links(&dir)?;
     checks::headings(&dir)?;
+    search::rewrite(&dir)?;
     Ok(dir)
 }

@@ -48,6 +48,19 @@ impl Paper {
     }
 }
 
+/// How the book starts headless Chromium, for printing and for the browser check: no sandbox
+/// (CI runs as root) and none of the background connections a closed network refuses.
+pub const HEADLESS: &[&str] = &[
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+];
+
 /// The first Chromium binary on the PATH.
 pub fn browser() -> Result<&'static str> {
     BROWSERS
@@ -176,15 +189,8 @@ fn print_to_pdf(browser: &str, page: &Path, out: &Path) -> Result<()> {
     let profile = tempfile::tempdir()?;
     let _ = std::fs::remove_file(out);
     let status = Command::new(browser)
+        .args(HEADLESS)
         .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
             // (--virtual-time-budget would make Chromium 156 print an empty page)
             // Chromium's own header and footer (the file's URL, the date) off: the page numbers
             // come from theme/measure.css's @page margin boxes, and the outline from the headings.
@@ -432,9 +438,10 @@ fn flamegraph_excerpts(dir: &Path, html: &str) -> Option<String> {
         )
     };
     let excerpt = format!(
-        "<figure class=\"flame-excerpt print-only\">{}{}<figcaption>Excerpts, at full size, of \
-         the flamegraph above; the whole graph is <a href=\"{src}\">{src}</a>, beside this book's \
-         pages.</figcaption></figure>",
+        "<figure class=\"flame-excerpt print-only\">{}{}<figcaption>Two excerpts, at full size, of \
+         the flamegraph of the service under inline hash load; the whole graph is the file \
+         <code>src/{src}</code> in the book's repository, and an image on the web edition's \
+         page.</figcaption></figure>",
         crop(
             top,
             handler,
@@ -564,7 +571,7 @@ mod tests {
         assert!(out.contains("height:51px\"><img src=\"ch07-inline-flamegraph.svg\" alt=\"\" style=\"width:1200px;height:300px;margin-top:-51px\""), "{out}");
         assert!(out.contains("height:67px\"><img src=\"ch07-inline-flamegraph.svg\" alt=\"\" style=\"width:1200px;height:300px;margin-top:-148px\""), "{out}");
         assert!(
-            out.contains("<a href=\"ch07-inline-flamegraph.svg\">ch07-inline-flamegraph.svg</a>")
+            out.contains("the whole graph is the file <code>src/ch07-inline-flamegraph.svg</code>")
         );
         assert!(flamegraph_excerpts(dir.path(), "<p>no graph</p>").is_none());
     }

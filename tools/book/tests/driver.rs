@@ -492,3 +492,23 @@ fn another_machines_book_says_which_claims_failed_how_and_marks_their_sentences(
         "{page}"
     );
 }
+
+#[test]
+fn the_search_index_holds_the_prose_not_the_tables_charts_or_provenance() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = "# Ch\n\nThe prose says quokka.\n\n<div><table><tr><td>zebra42</td></tr></table></div>\n\n<svg><text>yak17</text></svg>\n\n<details class=\"provenance\"><summary>Measured on walrus9</summary></details>\n";
+    let (ok, err, book) = build_in(dir.path(), SUMMARY, page, &[], &[]);
+    assert!(ok, "{err}");
+    let index = std::fs::read_dir(&book)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            p.to_string_lossy().contains("searchindex") && p.extension().is_some_and(|e| e == "js")
+        })
+        .expect("a search index");
+    let index = std::fs::read_to_string(index).unwrap();
+    assert!(index.contains("quokka"), "{index}");
+    for data in ["zebra42", "yak17", "walrus9"] {
+        assert!(!index.contains(data), "{data} is in the search index");
+    }
+}

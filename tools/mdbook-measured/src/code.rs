@@ -80,15 +80,20 @@ pub fn strip_hidden_lines(content: &str) -> String {
         let fence = trimmed.starts_with("```");
         match &mut block {
             Some((open, rust, body)) if fence => {
-                out.push_str(&with_width_class(open, *rust, body));
-                out.push_str(body);
+                let body = if *rust {
+                    reflow_comments(body)
+                } else {
+                    body.clone()
+                };
+                out.push_str(&with_width_class(open, *rust, &body));
+                out.push_str(&body);
                 out.push_str(line);
                 block = None;
             }
             Some((_, true, body)) => {
                 let text = trimmed.trim_end_matches(['\n', '\r']);
                 if text != "#" && !text.starts_with("# ") {
-                    body.push_str(&wrap_comment(line).unwrap_or_else(|| line.to_string()));
+                    body.push_str(line);
                 }
             }
             Some((_, false, body)) => body.push_str(line),
@@ -131,36 +136,79 @@ fn with_width_class(open: &str, rust: bool, body: &str) -> String {
 /// monospace font): a comment line wider than this is wrapped for the page.
 pub const CODE_COLUMNS: usize = 84;
 
-/// A whole-line comment (`//`, `///`, `//!`) wider than [`CODE_COLUMNS`], re-wrapped into lines
-/// with the same indentation and marker, so the page need not scroll; the listing is unchanged.
-fn wrap_comment(line: &str) -> Option<String> {
-    let text = line.trim_end_matches(['\n', '\r']);
-    if text.chars().count() <= CODE_COLUMNS {
-        return None;
-    }
-    let indent = &text[..text.len() - text.trim_start().len()];
-    let rest = text.trim_start();
+/// A whole-line comment's indentation and marker (`//`, `///`, `//!`), and its text.
+fn comment(line: &str) -> Option<(&str, &str)> {
+    let rest = line.trim_start();
     let marker = ["///", "//!", "//"]
         .into_iter()
         .find(|m| rest.starts_with(m))?;
-    let words = rest[marker.len()..].split_whitespace();
-    let prefix = format!("{indent}{marker}");
+    let prefix_len = line.len() - rest.len() + marker.len();
+    Some((&line[..prefix_len], &line[prefix_len..]))
+}
+
+/// Re-wraps each run of whole-line comments (same indentation and marker) that has a line wider
+/// than [`CODE_COLUMNS`], paragraph by paragraph, so the page need not scroll and the comment
+/// reads as prose; the listing itself is unchanged.
+fn reflow_comments(body: &str) -> String {
+    let lines: Vec<&str> = body.lines().collect();
+    let mut out = String::with_capacity(body.len());
+    let mut i = 0;
+    while i < lines.len() {
+        let Some((prefix, _)) = comment(lines[i]) else {
+            out.push_str(lines[i]);
+            out.push('\n');
+            i += 1;
+            continue;
+        };
+        let run_end = (i..lines.len())
+            .find(|&j| comment(lines[j]).is_none_or(|(p, _)| p != prefix))
+            .unwrap_or(lines.len());
+        let run = &lines[i..run_end];
+        if run.iter().all(|l| l.chars().count() <= CODE_COLUMNS) {
+            for l in run {
+                out.push_str(l);
+                out.push('\n');
+            }
+        } else {
+            // Paragraphs are separated by an empty comment line, which stays.
+            for paragraph in run
+                .split(|l| comment(l).is_some_and(|(_, text)| text.trim().is_empty()))
+                .enumerate()
+            {
+                if paragraph.0 > 0 {
+                    out.push_str(prefix);
+                    out.push('\n');
+                }
+                let words = paragraph
+                    .1
+                    .iter()
+                    .flat_map(|l| comment(l).map_or("", |(_, t)| t).split_whitespace());
+                out.push_str(&wrap_words(prefix, words));
+            }
+        }
+        i = run_end;
+    }
+    out
+}
+
+/// Words after `prefix`, in lines no wider than [`CODE_COLUMNS`] (a longer word stands alone).
+fn wrap_words<'a>(prefix: &str, words: impl Iterator<Item = &'a str>) -> String {
     let mut out = String::new();
-    let mut current = prefix.clone();
+    let mut current = prefix.to_string();
     for word in words {
         if current.len() > prefix.len()
             && current.chars().count() + 1 + word.chars().count() > CODE_COLUMNS
         {
             out.push_str(&current);
             out.push('\n');
-            current = prefix.clone();
+            current = prefix.to_string();
         }
         current.push(' ');
         current.push_str(word);
     }
     out.push_str(&current);
     out.push('\n');
-    Some(out)
+    out
 }
 
 /// The HTML-only preprocessor: runs after `links`.
@@ -212,6 +260,24 @@ mod tests {
         );
         let text = "```text\n# kept: not rust\n```\n";
         assert_eq!(strip_hidden_lines(text), text);
+    }
+
+    #[test]
+    fn a_comment_wider_than_the_column_is_reflowed_as_a_paragraph() {
+        let md = format!(
+            "```rust\n    /// {}\n    /// end.\n    ///\n    /// Second paragraph.\nfn f() {{}}\n```\n",
+            "word ".repeat(20).trim_end()
+        );
+        let out = strip_hidden_lines(&md);
+        // The short last line joined the long one's paragraph; the empty line and the second
+        // paragraph stayed.
+        assert!(
+            out.contains("word word end.\n    ///\n    /// Second paragraph.\nfn f() {}"),
+            "{out}"
+        );
+        // A run whose lines all fit is left as written.
+        let fits = "```rust\n// short\n// lines\n```\n";
+        assert_eq!(strip_hidden_lines(fits), fits);
     }
 
     #[test]

@@ -156,13 +156,24 @@ impl Data {
         mut self,
         pages: &[(String, Option<String>, String)],
     ) -> Result<Data, String> {
-        // A chapter's subpage ("1.1") goes on counting its chapter's tables and figures.
-        let mut counts: BTreeMap<Option<String>, (usize, usize)> = BTreeMap::new();
-        for (page, number, content) in pages {
+        // A chapter's subpage ("1.1") goes on counting its chapter's tables and figures, after
+        // its chapter (mdBook hands over a chapter's subpages before the chapter itself); a page
+        // without a number counts its own.
+        let mut counts: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+        let mut in_order: Vec<&(String, Option<String>, String)> = pages.iter().collect();
+        in_order.sort_by_key(|(_, number, _)| {
+            number.as_ref().map(|n| {
+                n.split('.')
+                    .map(|part| part.parse::<u32>().unwrap_or(0))
+                    .collect::<Vec<_>>()
+            })
+        });
+        for (page, number, content) in in_order {
             let number = &number
                 .as_ref()
                 .map(|n| n.split('.').next().unwrap_or(n).to_string());
-            let (tables, figures) = counts.entry(number.clone()).or_default();
+            let key = number.clone().unwrap_or_else(|| page.clone());
+            let (tables, figures) = counts.entry(key).or_default();
             for text in crate::directives_in(content) {
                 let Ok(d) = Directive::parse(text) else {
                     continue; // reported when the page is expanded
@@ -341,6 +352,16 @@ impl Data {
             self.fallbacks.borrow_mut().insert(record.to_string());
         }
         self.reference_for(record).to_string()
+    }
+
+    /// The machine a directive that names none reads for `record` (the page's machine).
+    pub fn page_machine(&self, record: &str) -> String {
+        match &self.reader {
+            Some(reader) if record::record_path(&self.root, reader, record).is_file() => {
+                reader.clone()
+            }
+            _ => self.reference_for(record).to_string(),
+        }
     }
 
     /// Whether `d` reads the reader's own record (no machine named, and the reader has it).

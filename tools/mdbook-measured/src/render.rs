@@ -309,6 +309,10 @@ fn table_html(
                 let shown = format_value(n, unit);
                 Ok(esc(&whole_number(&shown)))
             }
+            // A count is read with its thousands apart: "1,000,000", not "1000000".
+            (Dim::Case, None) if v.len() > 4 && v.bytes().all(|b| b.is_ascii_digit()) => {
+                Ok(esc(&format_plain(v.parse::<f64>().unwrap_or_default(), "")))
+            }
             _ => Ok(data.label(dim, v)),
         }
     };
@@ -332,8 +336,11 @@ fn table_html(
         for (k, col) in col_values.iter().enumerate() {
             let (case, variant, metric) = coordinates(rows, row, cols, col, fixed, &fixed_v);
             let (cell, width) = match r.series(Some(case), Some(variant), Some(metric)) {
-                // A spread only where the repetitions differ: "457 B–457 B" says nothing.
-                Ok(s) if s.values.len() > 1 && s.min != s.max => {
+                // A spread only where the repetitions differ as shown: "457 B–457 B" says nothing.
+                Ok(s)
+                    if s.values.len() > 1
+                        && format_value(s.min, &s.unit) != format_value(s.max, &s.unit) =>
+                {
                     let (median, spread) = (
                         format_value(s.median, &s.unit),
                         format!(
@@ -832,7 +839,7 @@ pub fn provenance(data: &Data, rec: &Record, machine: &str, reps: u32) -> String
                 " · noise {} of a core{}",
                 format_plain(median, "%"),
                 if noisy > 0 {
-                    format!(" (<strong>{noisy} noisy cell(s)</strong>)")
+                    format!(" (<strong>{} noisy</strong>)", count_cells(noisy))
                 } else {
                     String::new()
                 }
@@ -973,8 +980,15 @@ fn claim(data: &Data, d: &Directive) -> Result<String, String> {
             Some(href) => ("a", format!(" href=\"{href}\"")),
             None => ("span", String::new()),
         };
+        // A verdict on another machine than the page's (the busy rerun): the sentence around it
+        // is not marked as failing here.
+        let elsewhere = if *machine != data.page_machine(record) {
+            " elsewhere"
+        } else {
+            ""
+        };
         format!(
-            " <{tag} class=\"claim-verdict {class}\"{attr}>{sign} {} on {} (claim: {}{how}){}</{tag}>",
+            " <{tag} class=\"claim-verdict {class}{elsewhere}\"{attr}>{sign} {} on {} (claim: {}{how}){}</{tag}>",
             outcome.word(),
             esc(machine),
             esc(&outcome.bound),
@@ -1282,6 +1296,15 @@ fn busy(data: &Data, d: &Directive) -> Result<String, String> {
     ))
 }
 
+/// "1 cell", "41 cells".
+fn count_cells(n: usize) -> String {
+    if n == 1 {
+        "1 cell".into()
+    } else {
+        format!("{n} cells")
+    }
+}
+
 /// The command that reruns the experiments a claim reads; its report judges the claim again
 /// (no `--save`: a filtered run would replace the machine's whole record).
 fn rerun_command(record: &str, c: &measure::claims::Claim) -> String {
@@ -1539,7 +1562,7 @@ fn machines(data: &Data, d: &Directive) -> Result<String, String> {
                     "{}{}",
                     format_plain(median, "%"),
                     if noisy > 0 {
-                        format!(", {noisy} noisy cell(s)")
+                        format!(", {} noisy", count_cells(noisy))
                     } else {
                         String::new()
                     }
@@ -2074,15 +2097,21 @@ fn class_spread(data: &Data, ch: &ClassChapter) -> Result<String, String> {
             (Some((lo, lo_rec)), Some((hi, hi_rec))) => {
                 let values: Vec<f64> = figures.iter().map(|f| f.0).collect();
                 let mid = measure::verdict::median(&values).unwrap_or(*lo);
-                let median = claim_figure(claim, lo_rec, mid);
                 let (low, high) = (
                     claim_figure(claim, lo_rec, *lo),
                     claim_figure(claim, hi_rec, *hi),
                 );
+                // Two machines have no middle one: both figures, not their mean.
+                let median = if figures.len() == 2 && low != high {
+                    format!("{low} and {high}")
+                } else {
+                    claim_figure(claim, lo_rec, mid)
+                };
                 // No spread where there is none: "30.5–30.5 ms" says nothing.
                 let spread = match figures.len() {
                     1 => "one machine".to_string(),
                     n if low == high => format!("the same on all {n}"),
+                    2 => "two machines".to_string(),
                     _ => measure::claims::range_text(&low, &high),
                 };
                 widths[2] = widths[2]
