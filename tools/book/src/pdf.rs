@@ -323,12 +323,22 @@ fn insert_contents(html: &str, entries: &[Entry], pages: Option<&BTreeMap<String
             e.title // as in the page's heading: already HTML
         ));
     }
-    toc.push_str(
-        "</ol>\n</nav>\n<div style=\"break-before: page; page-break-before: always;\"></div>\n",
-    );
-    match html.find("<main>") {
-        Some(at) => format!("{}<main>\n{toc}{}", &html[..at], &html[at + 6..]),
-        None => html.to_string(),
+    const BREAK: &str = "<div style=\"break-before: page; page-break-before: always;\"></div>";
+    toc.push_str("</ol>\n</nav>\n");
+    // After the title page, at the first page break of mdBook's print page; else first thing.
+    let Some(main) = html.find("<main>") else {
+        return html.to_string();
+    };
+    match html[main..].find(BREAK) {
+        Some(at) => {
+            let at = main + at;
+            format!("{}{BREAK}\n{toc}{}", &html[..at], &html[at..])
+        }
+        None => format!(
+            "{}<main>\n{toc}{BREAK}\n{}",
+            &html[..main],
+            &html[main + 6..]
+        ),
     }
 }
 

@@ -1,0 +1,657 @@
+//! The Machines page (`\{{#measure class ...}}`): every machine under `data/` side by side, a
+//! totals row per machine, then per chapter each claim on every machine.
+
+use super::*;
+
+/// Every machine under `data/` side by side (a class's hand-in, the book's own machines): each
+/// machine's totals and the chapters where a conclusion did not hold there, then under a heading
+/// per chapter each claim's sentence and how it fared: by default held on k of N machines, the
+/// spread of its figure across them and the machines where it did not hold, named, which stays
+/// readable for a whole class; `columns=machines` (or `machines=a,b,c`, some of them) shows one
+/// column per machine instead.
+pub(super) fn class(data: &Data, d: &Directive) -> Result<String, String> {
+    d.check_keys(&["records", "columns", "machines"])?;
+    let records: Vec<&str> = d
+        .get("records")
+        .ok_or("name the chapters' records: records=ch01-blocking,ch02-mutexes")?
+        .split(',')
+        .collect();
+    let all = data.measured_machines();
+    if all.is_empty() {
+        return Err("no machine folders under data/".into());
+    }
+    let (machines, per_machine): (Vec<String>, bool) = match (d.get("columns"), d.get("machines")) {
+        (None | Some("claims"), None) => (all.clone(), false),
+        (Some("claims"), Some(_)) => {
+            return Err(
+                "machines=a,b,c shows those machines a column each: it goes with columns=machines (or alone), not with columns=claims".into(),
+            );
+        }
+        (None | Some("machines"), Some(named)) => {
+            let mut chosen = Vec::new();
+            for m in named.split(',') {
+                if !all.iter().any(|a| a == m) {
+                    return Err(format!(
+                        "machines=: no machine `{m}` under data/; the machines are {}",
+                        list(&all)
+                    ));
+                }
+                chosen.push(m.to_string());
+            }
+            (chosen, true)
+        }
+        (Some("machines"), None) => (all.clone(), true),
+        (Some(other), _) => {
+            return Err(format!(
+                "columns={other}: use claims (the default: per claim, held on k of N machines, its figure's spread and where it did not hold) or machines (one column per machine; machines=a,b,c chooses them)"
+            ));
+        }
+    };
+    // Every chapter's claims on every machine with its record, judged once.
+    let mut chapters = Vec::new();
+    for record in &records {
+        let claims = data.claims(record)?;
+        // An unreadable record is named by its path in the repository, not on this machine.
+        let root = format!("{}/", data.root().display());
+        let present: Vec<(String, Result<std::rc::Rc<Record>, String>)> = machines
+            .iter()
+            .map(|m| {
+                let rec = data.record(m, record).map_err(|e| e.replace(&root, ""));
+                (m.clone(), rec)
+            })
+            .filter(|(_, r)| !matches!(r, Err(e) if e.starts_with("no record")))
+            .collect();
+        if present.is_empty() {
+            continue;
+        }
+        let title = present
+            .iter()
+            .find_map(|(_, r)| r.as_ref().ok().map(|r| r.title.clone()))
+            .unwrap_or_else(|| record.to_string());
+        let outcomes: Vec<Vec<Option<measure::claims::Outcome>>> = claims
+            .claims
+            .iter()
+            .map(|c| {
+                present
+                    .iter()
+                    .map(|(_, r)| r.as_ref().ok().map(|r| c.check(r)))
+                    .collect()
+            })
+            .collect();
+        chapters.push(ClassChapter {
+            record,
+            title,
+            claims,
+            present,
+            outcomes,
+        });
+    }
+    let mut html = class_machines(data, &machines, &chapters)?;
+    for ch in &chapters {
+        html.push_str(&format!(
+            "\n### {} {{#{}}}\n\n",
+            chapter_heading(ch.record, &ch.title),
+            class_anchor(ch.record)
+        ));
+        html.push_str(&class_chapter_summary(ch, machines.len()));
+        html.push_str(&if per_machine {
+            class_columns(data, ch)?
+        } else {
+            class_spread(data, ch)?
+        });
+    }
+    Ok(html)
+}
+
+/// One chapter of the Machines page: its claims, the machines with its record (an unreadable
+/// record kept, to be named), and each claim's outcome on each (`None`: unreadable).
+struct ClassChapter<'a> {
+    record: &'a str,
+    title: String,
+    claims: std::rc::Rc<measure::Claims>,
+    present: Vec<(String, Result<std::rc::Rc<Record>, String>)>,
+    outcomes: Vec<Vec<Option<measure::claims::Outcome>>>,
+}
+
+/// The least widths the class tables give their columns of sentences and names, which wrap
+/// (theme/measure.css: `td.class-claim` 18em, `td.class-failed` and the machines table's
+/// `td.class-machine` 12em, at 14 px).
+const CLASS_CLAIM_PX: f64 = 18.0 * TableFont::PX;
+const CLASS_LIST_PX: f64 = 12.0 * TableFont::PX;
+
+/// "Chapter 1: Blocking the runtime" from `ch01-blocking` and its record's title.
+pub(super) fn chapter_heading(record: &str, title: &str) -> String {
+    match record
+        .strip_prefix("ch")
+        .and_then(|r| r.get(..2))
+        .and_then(|n| n.parse::<u32>().ok())
+    {
+        Some(n) => format!("Chapter {n}: {title}"),
+        None => title.to_string(),
+    }
+}
+
+/// A claim's row on the Machines page (the by-claim view), where a chapter's list links to it.
+pub(super) fn class_row_anchor(record: &str, id: &str) -> String {
+    format!("machines-{}-{}", esc(record), esc(id))
+}
+
+/// The id of a chapter's heading on the Machines page.
+fn class_anchor(record: &str) -> String {
+    format!("class-{}", esc(record))
+}
+
+/// A claim's figure on one machine as a number: the median of its per-repetition figures.
+fn claim_median(o: &measure::claims::Outcome) -> Option<f64> {
+    match o.verdict {
+        Verdict::Missing(_) => None,
+        _ => measure::verdict::median(&o.figures),
+    }
+}
+
+/// A figure of `claim` shown as its verdicts show it ("2.41×", "35.5 ms"), in the unit of its
+/// first cell in `rec`.
+fn claim_figure(claim: &measure::claims::Claim, rec: &Record, x: f64) -> String {
+    use measure::claims::Test;
+    if x.is_infinite() {
+        return "∞".into();
+    }
+    match &claim.test {
+        Test::Value(_, b) | Test::Each(_, b) if b.in_seconds => format_value(x, "s"),
+        Test::Value(..) | Test::Each(..) => {
+            let unit = claim
+                .cells()
+                .first()
+                .and_then(|c| c.find(rec).ok())
+                .map_or(String::new(), |s| s.unit.clone());
+            format_value(x, &unit)
+        }
+        _ => format!("{}×", sig3(x)),
+    }
+}
+
+/// The claim's sentence, with its id (linked to its entry in the chapter's list) small below,
+/// whether it is an invariant or needs a quiet machine, and what it depends on.
+fn class_claim_cell(data: &Data, record: &str, claim: &measure::claims::Claim) -> String {
+    let id = match claim_href(data, record, &claim.id) {
+        Some(href) => format!("<a href=\"{href}\"><code>{}</code></a>", esc(&claim.id)),
+        None => format!("<code>{}</code>", esc(&claim.id)),
+    };
+    let kind = if claim.is_invariant() {
+        " · invariant"
+    } else if claim.quiet {
+        " · needs a quiet machine"
+    } else {
+        ""
+    };
+    let depends = claim.depends_on.as_ref().map_or(String::new(), |d| {
+        format!("<span class=\"depends\">depends on {}</span>", esc(d))
+    });
+    format!(
+        "<td class=\"class-claim\">{}<span class=\"class-id\">{id}{kind}</span>{depends}</td>",
+        esc(&claim.says)
+    )
+}
+
+/// Conclusions held, not shown, refuted, not measured; invariants broken.
+#[derive(Default, Clone, Copy)]
+struct Tally {
+    held: usize,
+    not_shown: usize,
+    refuted: usize,
+    missing: usize,
+    broken: usize,
+}
+
+impl Tally {
+    fn add(&mut self, invariant: bool, o: Option<&measure::claims::Outcome>) {
+        match (invariant, o.map(|o| &o.verdict)) {
+            (true, Some(Verdict::Refuted)) => self.broken += 1,
+            (true, _) => {}
+            (false, Some(Verdict::Held)) => self.held += 1,
+            (false, Some(Verdict::NotShown)) => self.not_shown += 1,
+            (false, Some(Verdict::Refuted)) => self.refuted += 1,
+            (false, _) => self.missing += 1,
+        }
+    }
+    fn all_held(&self) -> bool {
+        self.not_shown + self.refuted + self.broken == 0
+    }
+    /// "1 refuted, 2 not shown", what did not hold.
+    fn failures(&self) -> String {
+        let mut parts = Vec::new();
+        if self.refuted > 0 {
+            parts.push(format!("{} ✗ refuted", self.refuted));
+        }
+        if self.not_shown > 0 {
+            parts.push(format!("{} ? not shown", self.not_shown));
+        }
+        if self.broken > 0 {
+            parts.push(format!(
+                "{} {} broken",
+                self.broken,
+                if self.broken == 1 {
+                    "invariant"
+                } else {
+                    "invariants"
+                }
+            ));
+        }
+        parts.join(", ")
+    }
+}
+
+/// The machines, one row each: what it is, its conclusions' totals over every chapter, and the
+/// chapters where one did not hold there, linked to their headings.
+fn class_machines(
+    data: &Data,
+    machines: &[String],
+    chapters: &[ClassChapter],
+) -> Result<String, String> {
+    let headers = [
+        "machine",
+        "held",
+        "not shown",
+        "refuted",
+        "not measured",
+        "chapters where a conclusion did not hold",
+    ];
+    let mut widths: Vec<f64> = headers.iter().map(|h| TableFont::header(h)).collect();
+    widths[0] = widths[0].max(CLASS_LIST_PX);
+    widths[5] = widths[5].max(CLASS_LIST_PX);
+    let mut html = String::from(
+        "<div class=\"measure-scroll\"><table class=\"measure class-machines\"><thead><tr>",
+    );
+    for h in headers {
+        html.push_str(&format!("<th>{h}</th>"));
+    }
+    html.push_str("</tr></thead><tbody>");
+    for machine in machines {
+        let recs: Vec<std::rc::Rc<Record>> = chapters
+            .iter()
+            .filter_map(|ch| {
+                ch.present
+                    .iter()
+                    .find(|(m, _)| m == machine)
+                    .and_then(|(_, r)| r.as_ref().ok().cloned())
+            })
+            .collect();
+        let mut total = Tally::default();
+        let mut affected = Vec::new();
+        let mut unreadable = Vec::new();
+        for ch in chapters {
+            let Some(k) = ch.present.iter().position(|(m, _)| m == machine) else {
+                continue;
+            };
+            if let Err(e) = &ch.present[k].1 {
+                unreadable.push(format!(
+                    "<a href=\"#{}\">{}</a>: <span class=\"measure-na\" title=\"{}\">unreadable</span>",
+                    class_anchor(ch.record),
+                    esc(&ch.title),
+                    esc(e)
+                ));
+                continue;
+            }
+            let mut tally = Tally::default();
+            for (claim, outcomes) in ch.claims.claims.iter().zip(&ch.outcomes) {
+                tally.add(claim.is_invariant(), outcomes[k].as_ref());
+            }
+            total.held += tally.held;
+            total.not_shown += tally.not_shown;
+            total.refuted += tally.refuted;
+            total.missing += tally.missing;
+            total.broken += tally.broken;
+            if !tally.all_held() {
+                affected.push(format!(
+                    "<a href=\"#{}\">{}</a>: {}",
+                    class_anchor(ch.record),
+                    esc(&ch.title),
+                    tally.failures()
+                ));
+            }
+        }
+        affected.extend(unreadable);
+        let about = match recs.first() {
+            Some(first) => {
+                let noise: Vec<f64> = recs
+                    .iter()
+                    .filter_map(|r| record_noise(r).map(|n| n.0))
+                    .collect();
+                let noise = measure::Summary::of(&noise)
+                    .map_or("not recorded".into(), |s| format_plain(s.median, "%"));
+                format!(
+                    "{}, {} CPUs; {} of {} chapters; noise {}",
+                    first.machine.cpu_model,
+                    first.machine.available_parallelism,
+                    recs.len(),
+                    chapters.len(),
+                    noise
+                )
+            }
+            None => "no readable record".into(),
+        };
+        let book = if machine == data.reference() {
+            " (the book's)"
+        } else {
+            ""
+        };
+        widths[0] = widths[0].max(TableFont::code(machine));
+        let counts = [total.held, total.not_shown, total.refuted, total.missing];
+        for (i, n) in counts.iter().enumerate() {
+            widths[i + 1] = widths[i + 1].max(TableFont::text(&n.to_string()));
+        }
+        html.push_str(&format!(
+            "<tr><td class=\"class-machine\"><code>{}</code>{book}<span class=\"spread\">{}</span></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"class-failed\">{}</td></tr>",
+            esc(machine),
+            esc(&about),
+            total.held,
+            total.not_shown,
+            total.refuted,
+            total.missing,
+            if affected.is_empty() {
+                "none".to_string()
+            } else {
+                affected.join("<br>")
+            }
+        ));
+    }
+    html.push_str("</tbody></table></div>\n");
+    class_width(&widths, "the machines' table")?;
+    Ok(html)
+}
+
+/// A chapter's line under its heading: on how many machines, and how many of its conclusions
+/// held on every machine that measured them.
+fn class_chapter_summary(ch: &ClassChapter, machines: usize) -> String {
+    let (mut conclusions, mut everywhere) = (0, 0);
+    for (claim, outcomes) in ch.claims.claims.iter().zip(&ch.outcomes) {
+        if claim.is_invariant() {
+            continue;
+        }
+        conclusions += 1;
+        let judged: Vec<&measure::claims::Outcome> = outcomes
+            .iter()
+            .flatten()
+            .filter(|o| !matches!(o.verdict, Verdict::Missing(_)))
+            .collect();
+        if !judged.is_empty() && judged.iter().all(|o| o.held()) {
+            everywhere += 1;
+        }
+    }
+    format!(
+        "<p class=\"class-summary\">Records from {} of {machines} machines. Held on every machine that measured it: {everywhere} of {conclusions} conclusions.</p>\n",
+        ch.present.len()
+    )
+}
+
+/// The default view: per claim, held on k of N machines, the median of its figure across them
+/// with their lowest and highest, and the machines where it did not hold, named.
+fn class_spread(data: &Data, ch: &ClassChapter) -> Result<String, String> {
+    let headers = [
+        "claim",
+        "held on",
+        // A word joiner either side of the dash: the header wraps at its spaces only.
+        "figure across machines: median (min\u{2060}–\u{2060}max)",
+        "not held on",
+    ];
+    let mut widths: Vec<f64> = headers.iter().map(|h| TableFont::header(h)).collect();
+    widths[0] = widths[0].max(CLASS_CLAIM_PX);
+    widths[3] = widths[3].max(CLASS_LIST_PX);
+    let mut html =
+        String::from("<div class=\"measure-scroll\"><table class=\"measure class\"><thead><tr>");
+    for h in headers {
+        html.push_str(&format!("<th>{h}</th>"));
+    }
+    html.push_str("</tr></thead><tbody>");
+    let n = ch.present.len();
+    for (claim, outcomes) in ch.claims.claims.iter().zip(&ch.outcomes) {
+        html.push_str(&format!(
+            "<tr id=\"{}\">",
+            class_row_anchor(ch.record, &claim.id)
+        ));
+        html.push_str(&class_claim_cell(data, ch.record, claim));
+        widths[0] = widths[0].max(TableFont::code(&claim.id) * 0.8);
+        // Held, and the rest by verdict; the figures with the record each came from.
+        let (mut held, mut not_shown, mut refuted) = (0, 0, 0);
+        let mut failed = Vec::new();
+        let mut missing = Vec::new();
+        let mut figures: Vec<(f64, std::rc::Rc<Record>)> = Vec::new();
+        for ((machine, rec), o) in ch.present.iter().zip(outcomes) {
+            let (Ok(rec), Some(o)) = (rec, o) else {
+                missing.push(format!("<code>{}</code> (unreadable)", esc(machine)));
+                continue;
+            };
+            if let Some(x) = claim_median(o) {
+                figures.push((x, rec.clone()));
+            }
+            match verdict_mark(&o.verdict) {
+                Some(("held", _)) => held += 1,
+                Some((class, sign)) => {
+                    if class == "not-shown" {
+                        not_shown += 1;
+                    } else {
+                        refuted += 1;
+                    }
+                    widths[3] = widths[3].max(TableFont::code(machine));
+                    failed.push(claim_link(
+                        data,
+                        ch.record,
+                        &claim.id,
+                        class,
+                        &format!("{} on {machine}: {}, {}", claim.id, o.word(), o.summary()),
+                        &format!("{sign} <code>{}</code> {}", esc(machine), esc(&o.figure)),
+                    ));
+                }
+                None => missing.push(format!("<code>{}</code>", esc(machine))),
+            }
+        }
+        // Held on k of N, and what the others came to.
+        let mut rest = Vec::new();
+        if not_shown > 0 {
+            rest.push(format!("{not_shown} ?"));
+        }
+        if refuted > 0 {
+            rest.push(format!(
+                "{refuted} {}",
+                if claim.is_invariant() {
+                    "broken"
+                } else {
+                    "✗"
+                }
+            ));
+        }
+        if !missing.is_empty() {
+            rest.push(format!("{} n/a", missing.len()));
+        }
+        let k_of_n = format!("{held} of {n}");
+        widths[1] = widths[1].max(TableFont::text(&k_of_n));
+        for r in &rest {
+            widths[1] = widths[1].max(TableFont::spread(r));
+        }
+        let rest = rest.join("<br>");
+        html.push_str(&format!(
+            "<td><strong>{k_of_n}</strong>{}</td>",
+            if rest.is_empty() {
+                String::new()
+            } else {
+                format!("<span class=\"spread\">{rest}</span>")
+            }
+        ));
+        // The figure across machines: the median of their figures, and the lowest and highest.
+        let bound = outcomes
+            .iter()
+            .flatten()
+            .find(|o| !matches!(o.verdict, Verdict::Missing(_)))
+            .map_or_else(|| claim.bound_text(), |o| o.bound.clone());
+        // "≥ 0.5× and ≤ 2×" wraps between its two limits, never inside one.
+        let bound = format!(
+            "claim: {}",
+            bound.replace("≥ ", "≥\u{a0}").replace("≤ ", "≤\u{a0}")
+        );
+        figures.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let cell = match (figures.first(), figures.last()) {
+            (Some((lo, lo_rec)), Some((hi, hi_rec))) => {
+                let values: Vec<f64> = figures.iter().map(|f| f.0).collect();
+                let mid = measure::verdict::median(&values).unwrap_or(*lo);
+                let (low, high) = (
+                    claim_figure(claim, lo_rec, *lo),
+                    claim_figure(claim, hi_rec, *hi),
+                );
+                // Two machines have no middle one: both figures, not their mean.
+                let median = if figures.len() == 2 && low != high {
+                    format!("{low} and {high}")
+                } else {
+                    claim_figure(claim, lo_rec, mid)
+                };
+                // No spread where there is none: "30.5–30.5 ms" says nothing.
+                let spread = match figures.len() {
+                    1 => "one machine".to_string(),
+                    n if low == high => format!("the same on all {n}"),
+                    2 => "two machines".to_string(),
+                    _ => measure::claims::range_text(&low, &high),
+                };
+                widths[2] = widths[2]
+                    .max(TableFont::text(&median))
+                    .max(TableFont::spread(&spread));
+                format!(
+                    "{} <span class=\"spread\">{}</span>",
+                    esc(&median),
+                    esc(&spread)
+                )
+            }
+            _ => "–".to_string(),
+        };
+        // The bound wraps at its spaces ("lowest of 3, in every repetition").
+        let longest = bound.split(' ').map(TableFont::text).fold(0.0, f64::max);
+        widths[2] = widths[2].max(longest * 0.8);
+        html.push_str(&format!(
+            "<td>{cell}<span class=\"spread class-bound\">{}</span></td>",
+            esc(&bound)
+        ));
+        // Where it did not hold, named with its figure there; where it was not measured.
+        let mut named = failed;
+        if named.is_empty() {
+            named.push("none".into());
+        }
+        let missing = if missing.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "<span class=\"class-na\">n/a on {}</span>",
+                missing.join(", ")
+            )
+        };
+        html.push_str(&format!(
+            "<td class=\"class-failed\">{}{missing}</td></tr>",
+            named.join(", ")
+        ));
+    }
+    html.push_str("</tbody></table></div>\n");
+    class_width(&widths, &format!("the table of {}", ch.record))?;
+    Ok(html)
+}
+
+/// One column per machine (`columns=machines`, or `machines=a,b,c`): each claim's figure and
+/// verdict there, with the interval its verdict rests on, and each machine's totals.
+fn class_columns(data: &Data, ch: &ClassChapter) -> Result<String, String> {
+    let mut widths = vec![CLASS_CLAIM_PX];
+    let mut html = String::from(
+        "<div class=\"measure-scroll\"><table class=\"measure class\"><thead><tr><th>claim</th>",
+    );
+    for (machine, _) in &ch.present {
+        html.push_str(&format!("<th><code>{}</code></th>", esc(machine)));
+        widths.push(TableFont::code(machine));
+    }
+    html.push_str("</tr></thead><tbody>");
+    let mut tallies = vec![Tally::default(); ch.present.len()];
+    for (claim, outcomes) in ch.claims.claims.iter().zip(&ch.outcomes) {
+        html.push_str("<tr>");
+        html.push_str(&class_claim_cell(data, ch.record, claim));
+        for (k, ((machine, rec), o)) in ch.present.iter().zip(outcomes).enumerate() {
+            let (cell, width) = match (rec, o) {
+                (Err(e), _) => (
+                    format!(
+                        "<span class=\"measure-na\" title=\"{}\">unreadable</span>",
+                        esc(e)
+                    ),
+                    TableFont::text("unreadable"),
+                ),
+                (Ok(_), Some(o)) => {
+                    tallies[k].add(claim.is_invariant(), Some(o));
+                    let title = format!("{} on {machine}: {}, {}", claim.id, o.word(), o.summary());
+                    match verdict_mark(&o.verdict) {
+                        Some((class, sign)) => {
+                            let range = o
+                                .interval
+                                .as_ref()
+                                .map(|(lo, hi, _)| measure::claims::range_text(lo, hi))
+                                .unwrap_or_default();
+                            let shown = format!("{sign} {}", o.figure);
+                            (
+                                format!(
+                                    "{}<span class=\"spread\">{}</span>",
+                                    claim_link(
+                                        data,
+                                        ch.record,
+                                        &claim.id,
+                                        class,
+                                        &title,
+                                        &esc(&shown)
+                                    ),
+                                    esc(&range)
+                                ),
+                                TableFont::text(&shown).max(TableFont::spread(&range)),
+                            )
+                        }
+                        None => (
+                            format!(
+                                "<span class=\"measure-na\" title=\"{}\">n/a</span>",
+                                esc(&title)
+                            ),
+                            TableFont::text("n/a"),
+                        ),
+                    }
+                }
+                (Ok(_), None) => ("–".into(), TableFont::text("–")),
+            };
+            widths[k + 1] = widths[k + 1].max(width);
+            html.push_str(&format!("<td>{cell}</td>"));
+        }
+        html.push_str("</tr>");
+    }
+    html.push_str("<tr class=\"class-total\"><td class=\"class-claim\">each machine's conclusions (and invariants broken)</td>");
+    for (k, t) in tallies.iter().enumerate() {
+        let lines = [
+            format!("{} held", t.held),
+            format!("{} not shown", t.not_shown),
+            format!("{} refuted", t.refuted),
+            format!("{} n/a", t.missing),
+        ];
+        let mut cell = lines.join("<br>");
+        if t.broken > 0 {
+            cell.push_str(&format!("<br>{} broken", t.broken));
+        }
+        for l in &lines {
+            widths[k + 1] = widths[k + 1].max(TableFont::text(l));
+        }
+        html.push_str(&format!("<td>{cell}</td>"));
+    }
+    html.push_str("</tr></tbody></table></div>\n");
+    class_width(&widths, &format!("the table of {}", ch.record)).map_err(|e| {
+        format!(
+            "{e}; one column per machine fits a few machines: name them with machines=a,b,c, or leave out columns= for the view by claim (held on k of N)"
+        )
+    })?;
+    Ok(html)
+}
+
+/// Refuses a class table estimated wider than the page.
+fn class_width(widths: &[f64], what: &str) -> Result<(), String> {
+    let total: f64 = widths.iter().map(|w| w + TableFont::PADDING).sum();
+    if total > MAX_TABLE_PX {
+        return Err(format!(
+            "{what} would be about {total:.0} px wide, more than the {MAX_TABLE_PX:.0} px a page can show whole"
+        ));
+    }
+    Ok(())
+}
