@@ -457,7 +457,9 @@ fn another_machines_book_says_which_claims_failed_how_and_marks_their_sentences(
     let summary = &summary[..summary.find("</ul>").unwrap()];
     assert_eq!(summary.matches("<li>").count(), 3, "{summary}");
     assert!(
-        summary.contains("inline at least 10× the fix: <strong>9.50×</strong> (claim: ≥ 10×)")
+        summary.contains(
+            "inline at least 10× the fix: <strong>9.50×</strong> (9.50× in each of 5 repetitions; claim: ≥ 10×)"
+        )
             && summary.contains("marginal: its median missed the bound by 5%"),
         "{summary}"
     );

@@ -313,7 +313,7 @@ fn table_html(
                 Ok(esc(&whole_number(&shown)))
             }
             // A count is read with its thousands apart: "1,000,000", not "1000000".
-            (Dim::Case, None) if v.len() > 4 && v.bytes().all(|b| b.is_ascii_digit()) => {
+            (Dim::Case, None) if v.len() > 3 && v.bytes().all(|b| b.is_ascii_digit()) => {
                 Ok(esc(&format_plain(v.parse::<f64>().unwrap_or_default(), "")))
             }
             _ => Ok(data.label(dim, v)),
@@ -1189,7 +1189,7 @@ fn verdict_summary(data: &Data, d: &Directive) -> Result<String, String> {
         if c.quiet {
             notes.push(match claim_noise(c, &r.record) {
                 Some(n) => format!(
-                    "needs a quiet machine, and this run was noisy ({})",
+                    "needs a quiet machine, and this run was noisy: {}",
                     esc(&noise_note(&n))
                 ),
                 None => "needs a quiet machine (this run was not noisy)".to_string(),
@@ -1214,10 +1214,11 @@ fn verdict_summary(data: &Data, d: &Directive) -> Result<String, String> {
             ));
         }
         failed.push(format!(
-            "<li><span class=\"claims-verdict {class}\">{sign} {}</span> {}: <strong>{}</strong> (claim: {}).{entry}<span class=\"depends\">{}</span></li>",
+            "<li><span class=\"claims-verdict {class}\">{sign} {}</span> {}: <strong>{}</strong> ({}; claim: {}).{entry}<span class=\"depends\">{}</span></li>",
             outcome.word(),
             esc(&c.says),
             esc(&outcome.figure),
+            esc(&outcome.interval_text()),
             esc(&outcome.bound),
             notes.join("; ")
         ));

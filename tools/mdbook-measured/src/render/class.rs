@@ -391,7 +391,7 @@ fn class_spread(data: &Data, ch: &ClassChapter) -> Result<String, String> {
         "claim",
         "held on",
         // A word joiner either side of the dash: the header wraps at its spaces only.
-        "figure across machines: median (min\u{2060}–\u{2060}max)",
+        "figure across machines: median (min\u{2060}–\u{2060}max), or both of two",
         "not held on",
     ];
     let mut widths: Vec<f64> = headers.iter().map(|h| TableFont::header(h)).collect();
