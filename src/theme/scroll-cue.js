@@ -28,8 +28,26 @@
     box.setAttribute("data-scrolls", left && right ? "both" : left ? "left" : "right");
   }
 
+  // Code scrolls inside its block (mdBook's .hljs): its <pre> gets the same mark, shown as a
+  // shaded edge where there is more to see.
+  function markCode(code) {
+    var pre = code.parentElement;
+    var hidden = code.scrollWidth - code.clientWidth;
+    if (hidden <= 1) {
+      pre.removeAttribute("data-scrolls");
+      return;
+    }
+    var left = code.scrollLeft > 1;
+    var right = code.scrollLeft < hidden - 1;
+    pre.setAttribute("data-scrolls", left && right ? "both" : left ? "left" : "right");
+  }
+
   function start() {
     wrapTables();
+    document.querySelectorAll("main pre > code").forEach(function (code) {
+      markCode(code);
+      code.addEventListener("scroll", function () { markCode(code); }, { passive: true });
+    });
     var boxes = document.querySelectorAll(BOXES);
     boxes.forEach(function (box) {
       mark(box);
