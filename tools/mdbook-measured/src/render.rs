@@ -1189,7 +1189,7 @@ fn verdict_summary(data: &Data, d: &Directive) -> Result<String, String> {
         if c.quiet {
             notes.push(match claim_noise(c, &r.record) {
                 Some(n) => format!(
-                    "needs a quiet machine, and this run was noisy: {}",
+                    "needs a quiet machine, and this run was {}",
                     esc(&noise_note(&n))
                 ),
                 None => "needs a quiet machine (this run was not noisy)".to_string(),
