@@ -17,29 +17,23 @@
     });
   }
 
-  function mark(box) {
-    var hidden = box.scrollWidth - box.clientWidth;
+  // Marks `box` by how `scroller` (the box itself, or the code inside a <pre>) is scrolled.
+  function mark(box, scroller) {
+    scroller = scroller || box;
+    var hidden = scroller.scrollWidth - scroller.clientWidth;
     if (hidden <= 1) {
       box.removeAttribute("data-scrolls");
       return;
     }
-    var left = box.scrollLeft > 1;
-    var right = box.scrollLeft < hidden - 1;
+    var left = scroller.scrollLeft > 1;
+    var right = scroller.scrollLeft < hidden - 1;
     box.setAttribute("data-scrolls", left && right ? "both" : left ? "left" : "right");
   }
 
   // Code scrolls inside its block (mdBook's .hljs): its <pre> gets the same mark, shown as a
   // shaded edge where there is more to see.
   function markCode(code) {
-    var pre = code.parentElement;
-    var hidden = code.scrollWidth - code.clientWidth;
-    if (hidden <= 1) {
-      pre.removeAttribute("data-scrolls");
-      return;
-    }
-    var left = code.scrollLeft > 1;
-    var right = code.scrollLeft < hidden - 1;
-    pre.setAttribute("data-scrolls", left && right ? "both" : left ? "left" : "right");
+    mark(code.parentElement, code);
   }
 
   function start() {
@@ -59,7 +53,7 @@
       });
       boxes.forEach(function (box) { seen.observe(box); });
     }
-    window.addEventListener("load", function () { boxes.forEach(mark); });
+    window.addEventListener("load", function () { boxes.forEach(function (box) { mark(box); }); });
   }
 
   if (document.readyState === "loading") {

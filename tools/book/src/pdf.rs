@@ -259,6 +259,11 @@ fn contents(root: &Path, html: &str) -> Vec<Entry> {
             return entries;
         }
     }
+    headings_only(headings)
+}
+
+/// The contents as the page's headings alone, each at the first level, unnumbered.
+fn headings_only(headings: Vec<(String, String)>) -> Vec<Entry> {
     headings
         .into_iter()
         .map(|(id, title)| Entry {
@@ -545,15 +550,7 @@ mod tests {
                 ("one".to_string(), "One &lt;T&gt;".to_string())
             ]
         );
-        let entries: Vec<Entry> = h
-            .into_iter()
-            .map(|(id, title)| Entry {
-                depth: 1,
-                number: String::new(),
-                title,
-                id: Some(id),
-            })
-            .collect();
+        let entries = headings_only(h);
         let first = insert_contents(PAGE, &entries, None);
         assert!(first.contains("<main>\n<nav class=\"pdf-contents\">"));
         assert_eq!(first.matches("<span class=\"page\">000</span>").count(), 2);

@@ -120,34 +120,30 @@ fn sections(html: &str) -> HashMap<String, String> {
         .and_then(|(_, rest)| rest.split_once("</main>"))
         .map_or(html, |(main, _)| main);
     let main = without(main, left_out);
-    let mut out = HashMap::new();
-    let mut current: Option<String> = None;
-    let mut before = String::new();
+    // The text before each heading, and the heading it follows (none for the first).
+    let mut parts: Vec<(Option<String>, String)> = Vec::new();
+    let mut current = None;
     let mut rest = main.as_str();
     while let Some(start) = next_heading(rest) {
         let (text, heading) = rest.split_at(start);
-        match &current {
-            Some(id) => {
-                out.insert(id.clone(), plain(text));
-            }
-            None => before = plain(text),
-        }
+        parts.push((current.take(), plain(text)));
         let open_end = heading.find('>').map_or(heading.len(), |i| i + 1);
         current = attr(&heading[..open_end], "id");
         let close = heading.find("</h").map_or(heading.len(), |i| i + 5);
         rest = &heading[close.min(heading.len())..];
     }
-    if let Some(id) = current {
-        out.insert(id, plain(rest));
-    }
+    parts.push((current, plain(rest)));
     // Text before the first heading goes with it, as mdBook's index has it.
-    if let Some(first) = next_heading(&main).and_then(|i| {
-        let h = &main[i..];
-        attr(&h[..h.find('>').map_or(h.len(), |e| e + 1)], "id")
-    }) && let Some(body) = out.get_mut(&first)
-        && !before.is_empty()
-    {
-        *body = format!("{before} {body}");
+    let mut out = HashMap::new();
+    let mut before = String::new();
+    for (id, text) in parts {
+        match id {
+            None => before = text,
+            Some(id) => {
+                let body = format!("{} {text}", std::mem::take(&mut before));
+                out.insert(id, body.trim().to_string());
+            }
+        }
     }
     out
 }

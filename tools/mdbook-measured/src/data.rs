@@ -345,30 +345,35 @@ impl Data {
             Some(m) => return m.to_string(),
             None => {}
         }
-        if let Some(reader) = &self.reader {
-            if record::record_path(&self.root, reader, record).is_file() {
-                return reader.clone();
-            }
+        let machine = self.page_machine(record);
+        if self
+            .reader
+            .as_ref()
+            .is_some_and(|reader| *reader != machine)
+        {
             self.fallbacks.borrow_mut().insert(record.to_string());
         }
-        self.reference_for(record).to_string()
+        machine
     }
 
-    /// The machine a directive that names none reads for `record` (the page's machine).
+    /// The machine a directive that names none reads for `record` (the page's machine): the
+    /// reader's where it has the record, else the chapter's reference machine.
     pub fn page_machine(&self, record: &str) -> String {
         match &self.reader {
-            Some(reader) if record::record_path(&self.root, reader, record).is_file() => {
-                reader.clone()
-            }
+            Some(reader) if self.has_record(reader, record) => reader.clone(),
             _ => self.reference_for(record).to_string(),
         }
+    }
+
+    fn has_record(&self, machine: &str, record: &str) -> bool {
+        record::record_path(&self.root, machine, record).is_file()
     }
 
     /// Whether `d` reads the reader's own record (no machine named, and the reader has it).
     pub fn reads_reader(&self, d: &Directive) -> bool {
         match (&self.reader, d.get("record")) {
             (Some(reader), Some(record)) if d.get("machine").is_none() => {
-                record::record_path(&self.root, reader, record).is_file()
+                self.has_record(reader, record)
             }
             _ => false,
         }

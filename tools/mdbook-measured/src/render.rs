@@ -1082,39 +1082,7 @@ fn claims_list(data: &Data, d: &Directive) -> Result<String, String> {
                 esc(&outcome.bound)
             ),
         };
-        let mut notes = Vec::new();
-        if c.quiet {
-            notes.push("needs a quiet machine".to_string());
-        }
-        if let Some(on) = &c.depends_on {
-            notes.push(format!("depends on {}", esc(on)));
-        }
-        if let Some(page) = data.class_page(record) {
-            notes.push(format!(
-                "<a href=\"{}#{}\">on every machine</a>",
-                esc(page),
-                class_row_anchor(record, &c.id)
-            ));
-        }
-        // How it failed, where it did: the interval against the bound, and what would decide it.
-        let how = c
-            .failure(&outcome)
-            .map(|f| esc(&f.text()))
-            .unwrap_or_default();
-        match outcome.verdict {
-            Verdict::NotShown => notes.insert(
-                0,
-                format!("{how} ({})", esc(&outcome.decide_text())),
-            ),
-            Verdict::Refuted => notes.insert(
-                0,
-                format!(
-                    "{how}; the whole interval lies on the wrong side of the bound; rerun with <code>{}</code>",
-                    esc(&rerun_command(record, c))
-                ),
-            ),
-            _ => {}
-        }
+        let notes = claim_notes(data, record, c, &outcome, &r.record);
         let notes = if notes.is_empty() {
             String::new()
         } else {
@@ -1160,6 +1128,54 @@ fn claims_list(data: &Data, d: &Directive) -> Result<String, String> {
     Ok(html)
 }
 
+/// What a claim's entry says beside its figure: how it failed where it did (the interval against
+/// the bound, what would decide it, the command that reruns it), whether it needs a quiet machine
+/// and whether this run was one, what it depends on, and a link to it on every machine.
+fn claim_notes(
+    data: &Data,
+    record: &str,
+    c: &measure::claims::Claim,
+    outcome: &measure::claims::Outcome,
+    rec: &Record,
+) -> Vec<String> {
+    let mut notes = Vec::new();
+    let how = c
+        .failure(outcome)
+        .map(|f| esc(&f.text()))
+        .unwrap_or_default();
+    let rerun = format!("rerun: <code>{}</code>", esc(&rerun_command(record, c)));
+    match outcome.verdict {
+        Verdict::NotShown => {
+            notes.push(format!("{how} ({}); {rerun}", esc(&outcome.decide_text())))
+        }
+        Verdict::Refuted => notes.push(format!(
+            "{how}; the whole interval lies on the wrong side of the bound; {rerun}"
+        )),
+        _ => {}
+    }
+    if c.quiet {
+        notes.push(match claim_noise(c, rec) {
+            _ if outcome.held() => "needs a quiet machine".to_string(),
+            Some(n) => format!(
+                "needs a quiet machine, and this run was {}",
+                esc(&noise_note(&n))
+            ),
+            None => "needs a quiet machine (this run was not noisy)".to_string(),
+        });
+    }
+    if let Some(on) = &c.depends_on {
+        notes.push(format!("depends on {}", esc(on)));
+    }
+    if let Some(page) = data.class_page(record) {
+        notes.push(format!(
+            "<a href=\"{}#{}\">on every machine</a>",
+            esc(page),
+            class_row_anchor(record, &c.id)
+        ));
+    }
+    notes
+}
+
 /// A chapter's verdicts for its first screen (`\{{#measure verdict-summary record=R}}`): "On
 /// MACHINE: N of M conclusions held", and for each one that did not hold there its sentence,
 /// figure, bound, how it failed, what it depends on, the command that reruns it and a link to
@@ -1181,38 +1197,11 @@ fn verdict_summary(data: &Data, d: &Directive) -> Result<String, String> {
             held += 1;
             continue;
         }
-        let mut notes = vec![
-            c.failure(&outcome)
-                .map(|f| esc(&f.text()))
-                .unwrap_or_default(),
-        ];
-        if c.quiet {
-            notes.push(match claim_noise(c, &r.record) {
-                Some(n) => format!(
-                    "needs a quiet machine, and this run was {}",
-                    esc(&noise_note(&n))
-                ),
-                None => "needs a quiet machine (this run was not noisy)".to_string(),
-            });
-        }
-        if let Some(on) = &c.depends_on {
-            notes.push(format!("depends on {}", esc(on)));
-        }
-        notes.push(format!(
-            "rerun: <code>{}</code>",
-            esc(&rerun_command(record, c))
-        ));
-        let mut entry = match claim_href(data, record, &c.id) {
+        let notes = claim_notes(data, record, c, &outcome, &r.record);
+        let entry = match claim_href(data, record, &c.id) {
             Some(href) => format!(" <a href=\"{href}\">its entry</a>"),
             None => String::new(),
         };
-        if let Some(page) = data.class_page(record) {
-            entry.push_str(&format!(
-                " · <a href=\"{}#{}\">on every machine</a>",
-                esc(page),
-                class_row_anchor(record, &c.id)
-            ));
-        }
         failed.push(format!(
             "<li><span class=\"claims-verdict {class}\">{sign} {}</span> {}: <strong>{}</strong> ({}; claim: {}).{entry}<span class=\"depends\">{}</span></li>",
             outcome.word(),

@@ -18,18 +18,11 @@ fn student(i: usize) -> String {
 
 /// Sets a series' values and the median, min and max the record keeps beside them.
 fn set_values(series: &mut Value, values: &[f64]) {
-    let mut sorted = values.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    let n = sorted.len();
-    let median = if n % 2 == 1 {
-        sorted[n / 2]
-    } else {
-        (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
-    };
+    let s = measure::Summary::of(values).expect("figures to summarise");
     series["values"] = json!(values);
-    series["median"] = json!(median);
-    series["min"] = json!(sorted[0]);
-    series["max"] = json!(sorted[n - 1]);
+    series["median"] = json!(s.median);
+    series["min"] = json!(s.min);
+    series["max"] = json!(s.max);
 }
 
 /// A class of thirty under a temporary root, from `test-machine`'s record of ch99-demo (one
