@@ -4,7 +4,7 @@
 // column; and it wraps the tables the preprocessor leaves unwrapped (machines, versions,
 // schedule), so that they scroll in a box too rather than widen the page.
 (function () {
-  var BOXES = "div.measure-table, div.measure-scroll, figure.measure-figure";
+  var BOXES = "div.measure-table, div.measure-scroll, figure.measure-figure, div.table-wrapper";
 
   function wrapTables() {
     document.querySelectorAll("main table.measure").forEach(function (table) {

@@ -1,4 +1,5 @@
-//! The load generator: HTTP/1.1 over keep-alive connections to 127.0.0.1.
+//! The load generator: HTTP/1.1 over keep-alive connections to 127.0.0.1, or
+//! HTTP/2 without TLS (h2c, prior knowledge) over one shared connection.
 //!
 //! `open_loop` sends requests at a constant rate from a schedule fixed before the
 //! run (measure's `OpenLoop` thread), hands each scheduled time to whichever
@@ -9,9 +10,9 @@
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
-use hyper::client::conn::http1::SendRequest;
+use hyper::client::conn::{http1, http2};
 use hyper::{Method, StatusCode, header};
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioExecutor, TokioIo};
 use measure::loadgen::{GeneratorReport, OpenLoop, fixed_rate};
 use measure::stats::LatencyHistogram;
 use std::collections::BTreeMap;
@@ -201,16 +202,35 @@ impl OpenLoopRun {
 pub struct Generator {
     rt: tokio::runtime::Runtime,
     addr: SocketAddr,
+    /// h2c: the connection every client sends its streams on.
+    shared: Option<http2::SendRequest<Full<Bytes>>>,
 }
 
 impl Generator {
+    /// HTTP/1.1: a connection per client.
     pub fn new(addr: SocketAddr) -> Result<Generator, String> {
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .enable_all()
             .build()
             .map_err(|e| format!("cannot start the generator's runtime: {e}"))?;
-        Ok(Generator { rt, addr })
+        Ok(Generator {
+            rt,
+            addr,
+            shared: None,
+        })
+    }
+
+    /// HTTP/2 with prior knowledge: every client's requests are streams of one
+    /// connection.
+    pub fn h2c(addr: SocketAddr) -> Result<Generator, String> {
+        let mut generator = Generator::new(addr)?;
+        generator.shared = Some(generator.rt.block_on(connect_h2(addr))?);
+        Ok(generator)
+    }
+
+    fn connection(&self) -> Connection {
+        Connection::new(self.addr, self.shared.clone())
     }
 
     // ANCHOR: open_loop
@@ -228,10 +248,9 @@ impl Generator {
         let (due, todo) = async_channel::unbounded::<Instant>();
         let clients: Vec<JoinHandle<Tally>> = (0..connections)
             .map(|_| {
-                let (todo, request, addr) =
-                    (todo.clone(), request.clone(), self.addr);
+                let (todo, request) = (todo.clone(), request.clone());
+                let mut conn = self.connection();
                 self.rt.spawn(async move {
-                    let mut conn = Connection::new(addr);
                     let mut tally = Tally::default();
                     while let Ok(scheduled) = todo.recv().await {
                         tally.waited.record(scheduled.elapsed());
@@ -262,18 +281,30 @@ impl Generator {
 
     /// `clients` connections sending `request` back to back until `Busy::stop`.
     pub fn busy(&self, request: &Request, clients: usize) -> Busy {
+        self.busy_every(request, clients, Duration::ZERO)
+    }
+
+    /// `busy`, each client pausing `pause` between an answer and its next request.
+    pub fn busy_every(
+        &self,
+        request: &Request,
+        clients: usize,
+        pause: Duration,
+    ) -> Busy {
         let stop = Arc::new(AtomicBool::new(false));
         let tasks = (0..clients)
             .map(|_| {
-                let (stop, request, addr) =
-                    (stop.clone(), request.clone(), self.addr);
+                let (stop, request) = (stop.clone(), request.clone());
+                let mut conn = self.connection();
                 self.rt.spawn(async move {
-                    let mut conn = Connection::new(addr);
                     let mut tally = Tally::default();
                     while !stop.load(Ordering::Relaxed) {
                         let sent = Instant::now();
                         let answer = conn.call(&request).await;
                         tally.count(&request, answer, sent.elapsed());
+                        if !pause.is_zero() {
+                            tokio::time::sleep(pause).await;
+                        }
                     }
                     tally
                 })
@@ -296,9 +327,24 @@ impl Generator {
         Ok((tally.checked()?, busy.started.elapsed()))
     }
 
+    /// Runs `work` (misbehaving clients) on the generator's runtime, beside its
+    /// clients.
+    pub fn spawn<F>(&self, work: F) -> JoinHandle<F::Output>
+    where
+        F: std::future::Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        self.rt.spawn(work)
+    }
+
+    /// Waits for work started with `spawn`.
+    pub fn join<T>(&self, handle: JoinHandle<T>) -> Result<T, String> {
+        self.rt.block_on(handle).map_err(|e| e.to_string())
+    }
+
     /// One request, answered 2xx, its body.
     pub fn fetch(&self, request: &Request) -> Result<Bytes, String> {
-        let mut conn = Connection::new(self.addr);
+        let mut conn = self.connection();
         self.rt.block_on(async {
             match conn.call(request).await {
                 Answer::Body(status, body) if status.is_success() => Ok(body),
@@ -348,19 +394,39 @@ impl Tally {
     }
 }
 
-/// A keep-alive HTTP/1.1 connection, opened on first use and again after an error.
+/// A keep-alive HTTP/1.1 connection, opened on first use and again after an
+/// error, or a handle on a shared HTTP/2 connection.
 struct Connection {
     addr: SocketAddr,
-    open: Option<SendRequest<Full<Bytes>>>,
+    open: Option<Sender>,
+    http2: bool,
     /// Requests sent so far: `{n}` in a path.
     sent: u32,
 }
 
+enum Sender {
+    Http1(http1::SendRequest<Full<Bytes>>),
+    Http2(http2::SendRequest<Full<Bytes>>),
+}
+
+impl Sender {
+    fn is_closed(&self) -> bool {
+        match self {
+            Sender::Http1(s) => s.is_closed(),
+            Sender::Http2(s) => s.is_closed(),
+        }
+    }
+}
+
 impl Connection {
-    fn new(addr: SocketAddr) -> Connection {
+    fn new(
+        addr: SocketAddr,
+        shared: Option<http2::SendRequest<Full<Bytes>>>,
+    ) -> Connection {
         Connection {
             addr,
-            open: None,
+            http2: shared.is_some(),
+            open: shared.map(Sender::Http2),
             sent: fastrand::u32(..),
         }
     }
@@ -387,18 +453,37 @@ impl Connection {
 
     async fn try_call(&mut self, request: &Request) -> Result<Answer, String> {
         if self.open.as_ref().is_none_or(|s| s.is_closed()) {
-            self.open = Some(connect(self.addr).await?);
+            // After an error an h2c client goes on over a connection of its own: the
+            // run's errors count it, and the experiments expect none.
+            self.open = Some(match self.http2 {
+                true => Sender::Http2(connect_h2(self.addr).await?),
+                false => Sender::Http1(connect(self.addr).await?),
+            });
         }
         let path = self.path(request);
-        let send = self.open.as_mut().expect("opened above");
-        send.ready().await.map_err(|e| e.to_string())?;
-        let req = hyper::Request::builder()
-            .method(request.method.clone())
-            .uri(path)
-            .header(header::HOST, self.addr.to_string())
-            .body(Full::new(request.body.clone()))
-            .map_err(|e| e.to_string())?;
-        let response = send.send_request(req).await.map_err(|e| e.to_string())?;
+        let builder = hyper::Request::builder().method(request.method.clone());
+        let body = Full::new(request.body.clone());
+        let response = match self.open.as_mut().expect("opened above") {
+            Sender::Http1(send) => {
+                send.ready().await.map_err(|e| e.to_string())?;
+                let req = builder
+                    .uri(path)
+                    .header(header::HOST, self.addr.to_string())
+                    .body(body)
+                    .map_err(|e| e.to_string())?;
+                send.send_request(req).await
+            }
+            Sender::Http2(send) => {
+                send.ready().await.map_err(|e| e.to_string())?;
+                // HTTP/2 carries the scheme and authority in the request itself.
+                let req = builder
+                    .uri(format!("http://{}{path}", self.addr))
+                    .body(body)
+                    .map_err(|e| e.to_string())?;
+                send.send_request(req).await
+            }
+        }
+        .map_err(|e| e.to_string())?;
         let status = response.status();
         let body = response
             .into_body()
@@ -410,11 +495,25 @@ impl Connection {
     }
 }
 
-async fn connect(addr: SocketAddr) -> Result<SendRequest<Full<Bytes>>, String> {
+async fn connect(
+    addr: SocketAddr,
+) -> Result<http1::SendRequest<Full<Bytes>>, String> {
+    let stream = TcpStream::connect(addr).await.map_err(|e| e.to_string())?;
+    stream.set_nodelay(true).map_err(|e| e.to_string())?;
+    let (send, connection) = http1::handshake(TokioIo::new(stream))
+        .await
+        .map_err(|e| e.to_string())?;
+    tokio::spawn(connection);
+    Ok(send)
+}
+
+async fn connect_h2(
+    addr: SocketAddr,
+) -> Result<http2::SendRequest<Full<Bytes>>, String> {
     let stream = TcpStream::connect(addr).await.map_err(|e| e.to_string())?;
     stream.set_nodelay(true).map_err(|e| e.to_string())?;
     let (send, connection) =
-        hyper::client::conn::http1::handshake(TokioIo::new(stream))
+        http2::handshake(TokioExecutor::new(), TokioIo::new(stream))
             .await
             .map_err(|e| e.to_string())?;
     tokio::spawn(connection);

@@ -8,15 +8,16 @@
 //!
 //! `cargo run -p ch07-axum -- --help` lists the flags; `-- serve --help` the server's.
 
+use ch07_axum::faults;
 use ch07_axum::load::{Errors, Expect, Generator, OpenLoopRun, Request};
-use ch07_axum::service::{MAX_PAGE, catalogue, hash};
+use ch07_axum::service::{MAX_PAGE, catalogue, cover_image, hash};
 use measure::{Cell, Chapter, Experiment, Harness, Measurement};
 use serde::Serialize;
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// The setup, chosen for this machine (see `Params::for_machine`).
@@ -40,6 +41,48 @@ struct Params {
     views_per_s: f64,
     /// Connections for the open-loop scenarios other than /ping.
     connections: usize,
+    /// `curve`, `overload`, `shutdown`, `bodies`: /books?limit=N, a page whose cost
+    /// is the server's (building and serialising it) far more than the generator's
+    /// (comparing it), so that the server saturates first.
+    load_page: u32,
+    /// `curve`: that page at these percentages of the capacity measured before the
+    /// run (derived `capacity_per_s`), each for `curve_run_ms`.
+    curve_loads: Vec<u32>,
+    curve_run_ms: u64,
+    /// `overload`: /books at this percentage of the capacity, over this many
+    /// connections; the limit of the `shed` variant (requests in the handlers at
+    /// once: a few per worker keep every worker busy); answers later than the
+    /// deadline do not count as goodput.
+    overload_load: u32,
+    overload_connections: usize,
+    concurrency_limit: usize,
+    goodput_deadline_ms: u64,
+    /// `slow_clients`: connections sending headers a byte at a time, and the
+    /// hardened server's header-read timeout.
+    slow_clients: usize,
+    slow_pace_ms: u64,
+    header_read_timeout_ms: u64,
+    /// `slow_clients`: /ping's connections, few enough that none sits idle for as
+    /// long as the header-read timeout, which hyper also applies between requests.
+    slow_ping_connections: usize,
+    /// `fd_flood`, `shutdown`: the hardened loop's header-read timeout there, longer
+    /// than a flood is held.
+    long_header_timeout_ms: u64,
+    /// `fd_flood`: the server's open-file limit, idle connections opened against it,
+    /// the hardened server's connection limit, and floods per cell.
+    open_files: u64,
+    flood_connections: usize,
+    max_connections: usize,
+    floods: usize,
+    /// `bodies`: bad requests a second (oversized, malformed), slow-body clients,
+    /// and the request deadline those get 504 at; /books at `bodies_load` percent of
+    /// the capacity beside them.
+    bad_per_s: f64,
+    slow_bodies: usize,
+    bodies_deadline_ms: u64,
+    bodies_load: u32,
+    /// `cover`: /cover at this rate.
+    covers_per_s: f64,
 }
 
 impl Params {
@@ -56,11 +99,36 @@ impl Params {
             books_viewed: 1000,
             views_per_s: 2000.0,
             connections: 32,
+            load_page: MAX_PAGE,
+            curve_loads: vec![25, 50, 75, 100, 125, 150, 200],
+            curve_run_ms: if quick { 300 } else { 1500 },
+            overload_load: 200,
+            overload_connections: 256,
+            concurrency_limit: 4 * workers as usize,
+            goodput_deadline_ms: 250,
+            slow_clients: 200,
+            slow_pace_ms: 50,
+            header_read_timeout_ms: if quick { 200 } else { 1000 },
+            slow_ping_connections: 4,
+            long_header_timeout_ms: 5000,
+            open_files: 64,
+            flood_connections: 128,
+            max_connections: 32,
+            floods: if quick { 1 } else { 3 },
+            bad_per_s: 100.0,
+            slow_bodies: 50,
+            bodies_deadline_ms: if quick { 300 } else { 1000 },
+            bodies_load: 25,
+            covers_per_s: 500.0,
         }
     }
 
     fn length(&self) -> Duration {
         Duration::from_millis(self.run_ms)
+    }
+
+    fn curve_length(&self) -> Duration {
+        Duration::from_millis(self.curve_run_ms)
     }
 }
 
@@ -72,6 +140,9 @@ struct Requests {
     hash_inline: Request,
     hash: Request,
     books: Request,
+    full_page: Request,
+    cover: Request,
+    cover_copied: Request,
 }
 
 impl Requests {
@@ -88,6 +159,19 @@ impl Requests {
                 &format!("/books?limit={}", p.books_per_page),
                 Expect::Body(page.into()),
             ),
+            full_page: Request::get(
+                &format!("/books?limit={}", p.load_page),
+                Expect::Body(
+                    serde_json::to_vec(&catalogue(p.load_page))
+                        .map_err(|e| e.to_string())?
+                        .into(),
+                ),
+            ),
+            cover: Request::get("/cover", Expect::Body(cover_image().into())),
+            cover_copied: Request::get(
+                "/cover/copy",
+                Expect::Body(cover_image().into()),
+            ),
         })
     }
 }
@@ -96,6 +180,7 @@ impl Requests {
 /// The service in a child process: started per cell, stopped by closing its stdin.
 struct Server {
     child: Child,
+    stdout: BufReader<ChildStdout>,
     addr: SocketAddr,
     internal: SocketAddr,
 }
@@ -106,8 +191,21 @@ impl Server {
         workers: u32,
         extra: &[&str],
     ) -> Result<Server, String> {
+        Server::start_limited(binary, workers, extra, None)
+    }
+
+    /// `start`, with at most `open_files` file descriptors if given.
+    fn start_limited(
+        binary: &Path,
+        workers: u32,
+        extra: &[&str],
+        open_files: Option<u64>,
+    ) -> Result<Server, String> {
         let mut command = Command::new(binary);
         lower_priority(&mut command);
+        if let Some(n) = open_files {
+            limit_open_files(&mut command, n);
+        }
         let mut child = command
             .args(["serve", "--port", "0", "--internal-port", "0"])
             .args(["--until-stdin-closes", "--workers", &workers.to_string()])
@@ -117,10 +215,8 @@ impl Server {
             .spawn()
             .map_err(|e| format!("cannot start {}: {e}", binary.display()))?;
         let mut line = String::new();
-        let stdout = child.stdout.take().ok_or("no stdout")?;
-        BufReader::new(stdout)
-            .read_line(&mut line)
-            .map_err(|e| e.to_string())?;
+        let mut stdout = BufReader::new(child.stdout.take().ok_or("no stdout")?);
+        stdout.read_line(&mut line).map_err(|e| e.to_string())?;
         let addrs: Vec<SocketAddr> = line
             .split_whitespace()
             .filter_map(|w| w.strip_prefix("http://")?.parse().ok())
@@ -128,6 +224,7 @@ impl Server {
         match addrs[..] {
             [addr, internal] => Ok(Server {
                 child,
+                stdout,
                 addr,
                 internal,
             }),
@@ -146,13 +243,34 @@ impl Server {
             .map_err(|e| format!("{path}: {e}"))
     }
 
-    /// Graceful shutdown; an error if the server did not exit cleanly.
-    fn stop(mut self) -> Result<(), String> {
+    /// The server's peak resident memory so far, in MiB (`VmHWM`).
+    fn peak_memory_mib(&self) -> Result<f64, String> {
+        let path = format!("/proc/{}/status", self.child.id());
+        let status =
+            std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .and_then(|v| {
+                v.trim().trim_end_matches("kB").trim().parse::<f64>().ok()
+            })
+            .map(|kib| kib / 1024.0)
+            .ok_or(format!("{path} has no VmHWM"))
+    }
+
+    /// The stop signal, without waiting: `stop` waits.
+    fn signal_stop(&mut self) {
+        drop(self.child.stdin.take());
+    }
+
+    /// Graceful shutdown; the requests the server counted as it stopped; an error
+    /// if it did not exit cleanly.
+    fn stop(mut self) -> Result<Stopped, String> {
         drop(self.child.stdin.take());
         let deadline = Instant::now() + Duration::from_secs(20);
         loop {
             match self.child.try_wait().map_err(|e| e.to_string())? {
-                Some(status) if status.success() => return Ok(()),
+                Some(status) if status.success() => break,
                 Some(status) => {
                     return Err(format!("the server exited with {status}"));
                 }
@@ -162,6 +280,34 @@ impl Server {
                 None => std::thread::sleep(Duration::from_millis(5)),
             }
         }
+        let mut last = String::new();
+        self.stdout
+            .read_to_string(&mut last)
+            .map_err(|e| e.to_string())?;
+        Stopped::parse(&last)
+    }
+}
+
+/// What `serve` prints as it stops: `requests started N answered M drained_ms D`.
+struct Stopped {
+    started: f64,
+    answered: f64,
+    drained_ms: f64,
+}
+
+impl Stopped {
+    fn parse(text: &str) -> Result<Stopped, String> {
+        let words: Vec<&str> = text.split_whitespace().collect();
+        let after = |key: &str| -> Result<f64, String> {
+            let i = words.iter().position(|w| *w == key);
+            i.and_then(|i| words.get(i + 1)?.parse().ok())
+                .ok_or(format!("the server's last words have no {key}: {text:?}"))
+        };
+        Ok(Stopped {
+            started: after("started")?,
+            answered: after("answered")?,
+            drained_ms: after("drained_ms")?,
+        })
     }
 }
 
@@ -185,6 +331,26 @@ fn lower_priority(command: &mut Command) {
     }
 }
 
+/// At most `n` open files in the child (`RLIMIT_NOFILE`), as a container's limit
+/// would set.
+fn limit_open_files(command: &mut Command, n: u64) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: setrlimit is one system call on the child's own process, made
+    // between fork and exec; it allocates nothing.
+    unsafe {
+        command.pre_exec(move || {
+            let limit = libc::rlimit {
+                rlim_cur: n as libc::rlim_t,
+                rlim_max: n as libc::rlim_t,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
 impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.child.kill();
@@ -195,9 +361,9 @@ impl Drop for Server {
 
 /// The latency figures every open-loop cell reports, its throughput, and the
 /// generator's own timing error beside them.
-fn latencies(m: &mut Measurement, run: &OpenLoopRun, p: &Params) {
+fn latencies(m: &mut Measurement, run: &OpenLoopRun, length: Duration) {
     let h = &run.tally.latency;
-    let answered_per_s = run.tally.ok as f64 / p.length().as_secs_f64();
+    let answered_per_s = run.tally.ok as f64 / length.as_secs_f64();
     m.push("p50", "ns", h.p50_ns())
         .push("p99", "ns", h.p99_ns())
         .push("p999", "ns", h.p999_ns())
@@ -249,7 +415,7 @@ fn ping_cell(
         m.push("hashes_per_s", "/s", hashed.ok as f64 / took.as_secs_f64());
         errs.add(&hashed.errors);
     }
-    latencies(&mut m, &run, p);
+    latencies(&mut m, &run, p.length());
     errors(&mut m, &errs);
     server.stop()?;
     Ok(m)
@@ -288,7 +454,7 @@ fn steady_cell(
         )
         .push("page_faults_first_half", "count", early)
         .push("page_faults_second_half", "count", late);
-    latencies(&mut m, &run, p);
+    latencies(&mut m, &run, p.length());
     errors(&mut m, &run.tally.errors);
     Ok((m, server, run.tally.ok))
 }
@@ -360,6 +526,504 @@ fn generators_cell(
         *errs.status.entry(*code).or_default() += n;
     }
     errors(&mut m, &errs);
+    server.stop()?;
+    Ok(m)
+}
+
+/// The service's capacity on the load page: its throughput (answers a second,
+/// until the last answer) when offered far more than it can serve, open loop, on
+/// a fresh server. The load scenarios offer percentages of it.
+fn capacity(p: &Params, r: &Requests, binary: &Path) -> Result<f64, String> {
+    let server = Server::start(binary, p.workers, &[])?;
+    let generator = Generator::new(server.addr)?;
+    generator.fetch(&r.full_page)?;
+    // A first guess, closed loop; then twice that, open loop.
+    let busy = generator.busy(&r.full_page, p.connections);
+    std::thread::sleep(Duration::from_millis(300));
+    let (tally, took) = generator.finish(busy)?;
+    let guess = tally.ok as f64 / took.as_secs_f64();
+    let started = Instant::now();
+    let run = generator.open_loop(
+        &r.full_page,
+        2.0 * guess,
+        p.curve_length(),
+        p.connections,
+    )?;
+    let took = started.elapsed();
+    server.stop()?;
+    let errors = tally.errors.total() + run.tally.errors.total();
+    if errors > 0 {
+        return Err(format!("calibration: {errors} unexpected answers"));
+    }
+    Ok(run.tally.ok as f64 / took.as_secs_f64())
+}
+
+/// A case of the curve: a percentage of the capacity.
+fn load_percent(case: &str) -> Result<u32, String> {
+    case.parse().map_err(|_| format!("not a load: {case:?}"))
+}
+
+/// An open-loop run's throughput: answers a second from the first request's
+/// schedule to the last answer, however long past the offered window that was.
+fn throughput(
+    m: &mut Measurement,
+    run: &OpenLoopRun,
+    offered: f64,
+    took: Duration,
+) {
+    m.push("offered_per_s", "/s", offered).push(
+        "throughput_per_s",
+        "/s",
+        run.tally.ok as f64 / took.as_secs_f64(),
+    );
+}
+
+/// CPU time used by the server and by this process (the generator), each as a
+/// share of one core over the run: which of the two saturated.
+struct CpuShares {
+    server_us: f64,
+    generator_us: f64,
+}
+
+impl CpuShares {
+    fn start(server: &Server) -> Result<CpuShares, String> {
+        Ok(CpuShares {
+            server_us: server.read("/debug/cpu")?,
+            generator_us: ch07_axum::service::usage().0 as f64,
+        })
+    }
+
+    fn push(
+        self,
+        m: &mut Measurement,
+        server: &Server,
+        took: Duration,
+    ) -> Result<(), String> {
+        let us = took.as_secs_f64() * 1e6;
+        let server_us = server.read("/debug/cpu")? - self.server_us;
+        let generator_us = ch07_axum::service::usage().0 as f64 - self.generator_us;
+        m.push("server_cpu", "cores", server_us / us).push(
+            "generator_cpu",
+            "cores",
+            generator_us / us,
+        );
+        Ok(())
+    }
+}
+
+/// Experiment `curve`: the load page at a percentage of the capacity, open loop.
+fn curve_cell(
+    p: &Params,
+    r: &Requests,
+    binary: &Path,
+    capacity: f64,
+    load: &str,
+) -> Result<Measurement, String> {
+    let rate = capacity * load_percent(load)? as f64 / 100.0;
+    let server = Server::start(binary, p.workers, &[])?;
+    let generator = Generator::new(server.addr)?;
+    generator.fetch(&r.full_page)?;
+    let cpu = CpuShares::start(&server)?;
+    let started = Instant::now();
+    let run =
+        generator.open_loop(&r.full_page, rate, p.curve_length(), p.connections)?;
+    let took = started.elapsed();
+    let mut m = Measurement::new();
+    cpu.push(&mut m, &server, took)?;
+    throughput(&mut m, &run, rate, took);
+    latencies(&mut m, &run, p.curve_length());
+    errors(&mut m, &run.tally.errors);
+    server.stop()?;
+    Ok(m)
+}
+
+// ANCHOR: overload_cell
+/// Experiment `overload`: /books at `overload_load` percent of the capacity over
+/// `overload_connections`, to the service as it was (`unprotected`) or with a
+/// concurrency limit that sheds the excess with 503 (`shed`).
+fn overload_cell(
+    p: &Params,
+    r: &Requests,
+    binary: &Path,
+    capacity: f64,
+    variant: &str,
+) -> Result<Measurement, String> {
+    let limit = p.concurrency_limit.to_string();
+    let extra: &[&str] = match variant {
+        "unprotected" => &[],
+        "shed" => &["--concurrency-limit", &limit],
+        other => return Err(format!("unknown protection {other:?}")),
+    };
+    let rate = capacity * p.overload_load as f64 / 100.0;
+    let server = Server::start(binary, p.workers, extra)?;
+    let generator = Generator::new(server.addr)?;
+    generator.fetch(&r.full_page)?;
+    let cpu = CpuShares::start(&server)?;
+    let started = Instant::now();
+    let run = generator.open_loop(
+        &r.full_page,
+        rate,
+        p.length(),
+        p.overload_connections,
+    )?;
+    let took = started.elapsed();
+    let deadline = Duration::from_millis(p.goodput_deadline_ms);
+    let on_time =
+        run.tally.ok as f64 * (1.0 - run.tally.latency.share_above(deadline));
+    let scheduled = (rate * p.length().as_secs_f64()).round();
+    let shed = run.tally.errors.status.get(&503).copied().unwrap_or(0) as f64;
+    let mut m = Measurement::new();
+    m.push("goodput_per_s", "/s", on_time / p.length().as_secs_f64())
+        .push("shed_share", "ratio", shed / scheduled)
+        .push("peak_memory", "MiB", server.peak_memory_mib()?);
+    cpu.push(&mut m, &server, took)?;
+    throughput(&mut m, &run, rate, took);
+    latencies(&mut m, &run, p.length());
+    let mut unexpected = run.tally.errors.clone();
+    unexpected.status.remove(&503);
+    errors(&mut m, &unexpected);
+    server.stop()?;
+    Ok(m)
+}
+// ANCHOR_END: overload_cell
+
+/// The hardened accept loop's flags for a cell.
+fn hardened(
+    header_read_timeout_ms: u64,
+    max_connections: Option<usize>,
+) -> Vec<String> {
+    let mut flags = vec![
+        "--hardened".to_string(),
+        "--header-read-timeout-ms".into(),
+        header_read_timeout_ms.to_string(),
+    ];
+    if let Some(n) = max_connections {
+        flags.extend(["--max-connections".into(), n.to_string()]);
+    }
+    flags
+}
+
+fn as_strs(flags: &[String]) -> Vec<&str> {
+    flags.iter().map(String::as_str).collect()
+}
+
+/// Experiment `slow_clients`: /ping at its rate while `slow_clients` connections
+/// send their headers a byte at a time, to `axum::serve` or to the hardened loop
+/// with a header-read timeout.
+fn slow_clients_cell(
+    p: &Params,
+    r: &Requests,
+    binary: &Path,
+    variant: &str,
+) -> Result<Measurement, String> {
+    let flags = match variant {
+        "axum_serve" => vec![],
+        "header_timeout" => hardened(p.header_read_timeout_ms, None),
+        other => return Err(format!("unknown server {other:?}")),
+    };
+    let server = Server::start(binary, p.workers, &as_strs(&flags))?;
+    let generator = Generator::new(server.addr)?;
+    generator.fetch(&r.ping)?;
+    let cpu = CpuShares::start(&server)?;
+    let started = Instant::now();
+    let slow = generator.spawn(faults::slow_headers(
+        server.addr,
+        p.slow_clients,
+        Duration::from_millis(p.slow_pace_ms),
+        p.length(),
+    ));
+    let run = generator.open_loop(
+        &r.ping,
+        p.ping_per_s,
+        p.length(),
+        p.slow_ping_connections,
+    )?;
+    let slow = generator.join(slow)?;
+    let mut m = Measurement::new();
+    m.push("slow_held", "count", slow.held as f64).push(
+        "slow_closed",
+        "count",
+        slow.closed as f64,
+    );
+    cpu.push(&mut m, &server, started.elapsed())?;
+    latencies(&mut m, &run, p.length());
+    errors(&mut m, &run.tally.errors);
+    server.stop()?;
+    Ok(m)
+}
+
+// ANCHOR: flood_cell
+/// Experiment `fd_flood`: a server with `open_files` descriptors, flooded
+/// `floods` times with `flood_connections` idle connections while a client on a
+/// connection opened before keeps sending /ping; after each flood is released, how
+/// long until a new connection is answered.
+fn flood_cell(
+    p: &Params,
+    r: &Requests,
+    binary: &Path,
+    variant: &str,
+) -> Result<Measurement, String> {
+    let flags = match variant {
+        "axum_serve" => vec![],
+        "connection_limit" => {
+            hardened(p.long_header_timeout_ms, Some(p.max_connections))
+        }
+        other => return Err(format!("unknown server {other:?}")),
+    };
+    let server = Server::start_limited(
+        binary,
+        p.workers,
+        &as_strs(&flags),
+        Some(p.open_files),
+    )?;
+    let generator = Generator::new(server.addr)?;
+    let in_flight = generator.busy_every(&r.ping, 1, Duration::from_millis(10));
+    std::thread::sleep(Duration::from_millis(100));
+    let (mut recoveries, mut answered_during) = (Vec::new(), 0);
+    for _ in 0..p.floods {
+        let flood = generator.join(
+            generator.spawn(faults::flood(server.addr, p.flood_connections)),
+        )?;
+        let flood = flood.map_err(|e| format!("flood: {e}"))?;
+        // A new connection while the flood holds every descriptor.
+        let probe =
+            faults::ping_new_connection(server.addr, Duration::from_millis(300));
+        answered_during += generator.join(generator.spawn(probe))?.is_some() as u32;
+        let released = Instant::now();
+        drop(flood);
+        let probe =
+            faults::ping_new_connection(server.addr, Duration::from_secs(5));
+        generator.join(generator.spawn(probe))?.ok_or(
+            "no new connection was answered within 5 s of the flood's end",
+        )?;
+        recoveries.push(released.elapsed().as_secs_f64() * 1e3);
+    }
+    let (tally, _) = generator.finish(in_flight)?;
+    let mean = recoveries.iter().sum::<f64>() / recoveries.len() as f64;
+    let worst = recoveries.iter().copied().fold(0.0, f64::max);
+    let mut m = Measurement::new();
+    m.push("recovery_ms", "ms", mean)
+        .push("recovery_max_ms", "ms", worst)
+        .push("answered_during_flood", "count", answered_during as f64)
+        .push("in_flight_answered", "count", tally.ok as f64)
+        .push("in_flight_p99", "ns", tally.latency.p99_ns());
+    errors(&mut m, &tally.errors);
+    server.stop()?;
+    Ok(m)
+}
+// ANCHOR_END: flood_cell
+
+/// Experiment `shutdown`: /books at half the capacity; halfway through, the stop
+/// signal. Every request the server began must reach the client.
+fn shutdown_cell(
+    p: &Params,
+    r: &Requests,
+    binary: &Path,
+    capacity: f64,
+    variant: &str,
+) -> Result<Measurement, String> {
+    let flags = match variant {
+        "axum_serve" => vec![],
+        "hardened" => hardened(p.long_header_timeout_ms, None),
+        other => return Err(format!("unknown server {other:?}")),
+    };
+    let mut server = Server::start(binary, p.workers, &as_strs(&flags))?;
+    let generator = Generator::new(server.addr)?;
+    generator.fetch(&r.full_page)?;
+    let half = p.length() / 2;
+    let run = std::thread::scope(|s| {
+        let load = s.spawn(|| {
+            generator.open_loop(
+                &r.full_page,
+                capacity / 2.0,
+                p.length(),
+                p.connections,
+            )
+        });
+        std::thread::sleep(half);
+        server.signal_stop();
+        load.join()
+            .map_err(|_| "the load thread panicked".to_string())?
+    })?;
+    let stopped = server.stop()?;
+    let e = &run.tally.errors;
+    // The warm-up request was begun and answered too.
+    let answered = (run.tally.ok + e.statuses() + 1) as f64;
+    let mut m = Measurement::new();
+    m.push("started", "count", stopped.started)
+        .push("answered", "count", answered)
+        .push("lost", "count", stopped.started - answered)
+        .push(
+            "unanswered_by_server",
+            "count",
+            stopped.started - stopped.answered,
+        )
+        .push("refused", "count", (e.transport + e.timeout) as f64)
+        .push("drain_ms", "ms", stopped.drained_ms);
+    latencies(&mut m, &run, p.length());
+    Ok(m)
+}
+
+/// A bad request of each kind, the status it should get, and whether it is sent
+/// a byte at a time.
+fn bad_request(
+    kind: &str,
+    i: usize,
+    body_limit: usize,
+) -> Result<(Vec<u8>, u16, bool), String> {
+    let path = if i.is_multiple_of(2) {
+        "/books"
+    } else {
+        "/hash"
+    };
+    let json = "application/json";
+    Ok(match kind {
+        "oversized" => {
+            let body = vec![b'a'; 2 * body_limit];
+            (faults::post(path, json, &body, body.len()), 413, false)
+        }
+        "malformed" if path == "/books" => {
+            let body = br#"{"title": "Dune", "author": "#;
+            (faults::post(path, json, body, body.len()), 400, false)
+        }
+        "malformed" => (
+            faults::post(path, "text/plain", &[0xff, 0xfe], 2),
+            400,
+            false,
+        ),
+        // Promises a thousand bytes and sends them a byte at a time: the deadline.
+        "slow" => (faults::post(path, json, &[b' '; 1000], 1000), 504, true),
+        other => return Err(format!("unknown bad body {other:?}")),
+    })
+}
+
+/// Experiment `bodies`: /books at `bodies_load` percent of the capacity while
+/// clients send oversized, malformed or slow bodies to POST /books and /hash.
+fn bodies_cell(
+    p: &Params,
+    r: &Requests,
+    binary: &Path,
+    capacity: f64,
+    variant: &str,
+) -> Result<Measurement, String> {
+    let deadline = p.bodies_deadline_ms.to_string();
+    let server = Server::start(binary, p.workers, &["--deadline-ms", &deadline])?;
+    let generator = Generator::new(server.addr)?;
+    generator.fetch(&r.full_page)?;
+    let (addr, length, kind) = (server.addr, p.length(), variant.to_string());
+    let (clients, pause) = match variant {
+        "slow" => (p.slow_bodies, Duration::ZERO),
+        _ => (4, Duration::from_secs_f64(4.0 / p.bad_per_s)),
+    };
+    let bad: Vec<_> = (0..clients)
+        .filter(|_| variant != "none")
+        .map(|client| {
+            let kind = kind.clone();
+            generator.spawn(async move {
+                let (mut right, mut wrong) = (0u64, 0u64);
+                let until = Instant::now() + length;
+                let mut i = client;
+                while Instant::now() < until {
+                    let (bytes, expected, slow) = bad_request(&kind, i, 64 * 1024)?;
+                    let pace = slow.then_some(Duration::from_millis(10));
+                    match faults::raw_request(
+                        addr,
+                        &bytes,
+                        pace,
+                        Duration::from_secs(15),
+                    )
+                    .await
+                    {
+                        Some(status) if status == expected => right += 1,
+                        _ => wrong += 1,
+                    }
+                    i += 1;
+                    tokio::time::sleep(pause).await;
+                }
+                Ok::<_, String>((right, wrong))
+            })
+        })
+        .collect();
+    let run = generator.open_loop(
+        &r.full_page,
+        capacity * p.bodies_load as f64 / 100.0,
+        p.length(),
+        p.connections,
+    )?;
+    let (mut right, mut wrong) = (0, 0);
+    for client in bad {
+        let (r, w) = generator.join(client)??;
+        (right, wrong) = (right + r, wrong + w);
+    }
+    let mut m = Measurement::new();
+    m.push("bad_right_status", "count", right as f64).push(
+        "bad_wrong_status",
+        "count",
+        wrong as f64,
+    );
+    latencies(&mut m, &run, p.length());
+    errors(&mut m, &run.tally.errors);
+    server.stop()?;
+    Ok(m)
+}
+
+/// Experiment `h2c`: Experiment 1 over HTTP/2, every client's requests streams
+/// of one connection.
+fn h2c_cell(
+    p: &Params,
+    r: &Requests,
+    binary: &Path,
+    load: &str,
+) -> Result<Measurement, String> {
+    let server = Server::start(binary, p.workers, &[])?;
+    let generator = Generator::h2c(server.addr)?;
+    let background = match load {
+        "inline" => Some(&r.hash_inline),
+        "offloaded" => Some(&r.hash),
+        "none" => None,
+        other => return Err(format!("unknown hash load {other:?}")),
+    };
+    let busy = background.map(|req| generator.busy(req, p.hash_clients));
+    let run = generator.open_loop(
+        &r.ping,
+        p.ping_per_s,
+        p.length(),
+        p.ping_connections,
+    )?;
+    let mut m = Measurement::new();
+    let mut errs = run.tally.errors.clone();
+    if let Some(busy) = busy {
+        let (hashed, took) = generator.finish(busy)?;
+        m.push("hashes_per_s", "/s", hashed.ok as f64 / took.as_secs_f64());
+        errs.add(&hashed.errors);
+    }
+    latencies(&mut m, &run, p.length());
+    errors(&mut m, &errs);
+    server.stop()?;
+    Ok(m)
+}
+
+/// Experiment `cover`: /cover (the shared `Bytes`) or /cover/copy at a constant
+/// rate, with Nagle's algorithm on (`axum::serve`'s default) or TCP_NODELAY.
+fn cover_cell(
+    p: &Params,
+    r: &Requests,
+    binary: &Path,
+    case: &str,
+    variant: &str,
+) -> Result<Measurement, String> {
+    let request = match case {
+        "shared" => &r.cover,
+        "copied" => &r.cover_copied,
+        other => return Err(format!("unknown cover {other:?}")),
+    };
+    let extra: &[&str] = match variant {
+        "nagle" => &[],
+        "nodelay" => &["--nodelay"],
+        other => return Err(format!("unknown socket option {other:?}")),
+    };
+    let server = Server::start(binary, p.workers, extra)?;
+    let (m, server, _) = steady_cell(server, request, p.covers_per_s, p)?;
     server.stop()?;
     Ok(m)
 }
@@ -559,6 +1223,8 @@ fn main() {
     } else {
         &["listing"]
     };
+    let capacity = capacity(&p, &requests, &this).unwrap_or_else(|e| fail(e));
+    h.derived("capacity_per_s", capacity.round());
     let (p, r) = (&p, &requests);
     let (this, with_mimalloc, oha) = (&this, &with_mimalloc, oha.as_deref());
     // What shapes /ping under hash load, measured by this generator (`ping`) or by oha (`generators`).
@@ -608,5 +1274,61 @@ fn main() {
             |cell, _| generators_cell(p, r, this, &cell.variant, oha),
         )
         .shaped_by(ping_under_hash_load),
+        Experiment::new(
+            "curve",
+            Cell::grid(p.curve_loads.iter().map(u32::to_string), ["books"]),
+            |cell, _| curve_cell(p, r, this, capacity, &cell.case),
+        )
+        .shaped_by(measure::fields!(p => workers, curve_run_ms, load_page, curve_loads, connections))
+        .repetitions(5),
+        Experiment::new(
+            "overload",
+            Cell::grid(["books"], ["unprotected", "shed"]),
+            |cell, _| overload_cell(p, r, this, capacity, &cell.variant),
+        )
+        .shaped_by(measure::fields!(p => workers, run_ms, load_page, overload_load, overload_connections, concurrency_limit, goodput_deadline_ms))
+        .repetitions(5),
+        Experiment::new(
+            "slow_clients",
+            Cell::grid(["slowloris"], ["axum_serve", "header_timeout"]),
+            |cell, _| slow_clients_cell(p, r, this, &cell.variant),
+        )
+        .shaped_by(measure::fields!(p => workers, run_ms, ping_per_s, slow_ping_connections, slow_clients, slow_pace_ms, header_read_timeout_ms))
+        .repetitions(5),
+        Experiment::new(
+            "fd_flood",
+            Cell::grid(["flood"], ["axum_serve", "connection_limit"]),
+            |cell, _| flood_cell(p, r, this, &cell.variant),
+        )
+        .shaped_by(measure::fields!(p => workers, open_files, flood_connections, max_connections, floods, long_header_timeout_ms))
+        .repetitions(5),
+        Experiment::new(
+            "shutdown",
+            Cell::grid(["under_load"], ["axum_serve", "hardened"]),
+            |cell, _| shutdown_cell(p, r, this, capacity, &cell.variant),
+        )
+        .shaped_by(measure::fields!(p => workers, run_ms, load_page, connections, long_header_timeout_ms))
+        .repetitions(5),
+        Experiment::new(
+            "bodies",
+            Cell::grid(["bad_bodies"], ["none", "oversized", "malformed", "slow"]),
+            |cell, _| bodies_cell(p, r, this, capacity, &cell.variant),
+        )
+        .shaped_by(measure::fields!(p => workers, run_ms, load_page, bad_per_s, slow_bodies, bodies_deadline_ms, bodies_load, connections))
+        .repetitions(5),
+        Experiment::new(
+            "h2c",
+            Cell::grid(["hash_load"], ["none", "inline", "offloaded"]),
+            |cell, _| h2c_cell(p, r, this, &cell.variant),
+        )
+        .shaped_by(ping_under_hash_load)
+        .repetitions(5),
+        Experiment::new(
+            "cover",
+            Cell::grid(["shared", "copied"], ["nagle", "nodelay"]),
+            |cell, _| cover_cell(p, r, this, &cell.case, &cell.variant),
+        )
+        .shaped_by(measure::fields!(p => workers, run_ms, covers_per_s, connections))
+        .repetitions(5),
     ]);
 }

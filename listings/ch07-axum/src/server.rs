@@ -2,13 +2,22 @@
 //! alone for a reader's own tools; the experiments run the same command as a child
 //! process per cell, read the address it prints, and close its stdin to stop it.
 
-use ch07_axum::service::{AppState, Config, CounterKind, internal, with_layers};
+use axum::serve::ListenerExt;
+use ch07_axum::service::{
+    AppState, Config, CounterKind, counted, internal, with_layers,
+};
 use clap::Parser;
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::server::conn::auto;
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
 use std::io::Write;
 use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 use tokio::net::TcpListener;
-use tokio::sync::oneshot;
+use tokio::sync::{Semaphore, oneshot};
 use tokio::task::JoinHandle;
 
 /// `serve`'s flags.
@@ -44,6 +53,25 @@ pub struct ServeArgs {
     /// The view counters: one-mutex or sharded.
     #[arg(long, default_value = "sharded")]
     pub counters: CounterKind,
+    /// Requests in the handlers at once, past which a request gets 503 at once [default: no limit].
+    #[arg(long)]
+    pub concurrency_limit: Option<usize>,
+    /// Set TCP_NODELAY on every accepted connection (Nagle's algorithm off).
+    #[arg(long)]
+    pub nodelay: bool,
+    /// Accept with the listing's own loop (a connection limit, a header-read timeout)
+    /// instead of `axum::serve`.
+    #[arg(long)]
+    pub hardened: bool,
+    /// With --hardened: connections open at once; the next waits in the kernel's
+    /// backlog [default: the open-file limit less 64].
+    #[arg(long, requires = "hardened")]
+    pub max_connections: Option<usize>,
+    /// With --hardened: milliseconds a client has to send a request's headers, after
+    /// it is accepted or answered, before its connection is closed (idle keep-alive
+    /// connections too).
+    #[arg(long, requires = "hardened", default_value_t = 5000)]
+    pub header_read_timeout_ms: u64,
     /// Stop (gracefully) when standard input closes: how the experiments stop it.
     #[arg(long)]
     pub until_stdin_closes: bool,
@@ -58,7 +86,49 @@ impl ServeArgs {
             deadline: Duration::from_millis(self.deadline_ms),
             body_limit: self.body_limit,
             counters: self.counters,
+            concurrency_limit: self.concurrency_limit,
         }
+    }
+
+    /// How connections are accepted.
+    pub fn accept(&self) -> Accept {
+        Accept {
+            nodelay: self.nodelay,
+            hardened: self.hardened.then(|| Hardened {
+                max_connections: self
+                    .max_connections
+                    .unwrap_or_else(|| open_file_limit().saturating_sub(64).max(1)),
+                header_read_timeout: Duration::from_millis(
+                    self.header_read_timeout_ms,
+                ),
+            }),
+        }
+    }
+}
+
+/// How the public port accepts connections.
+#[derive(Clone, Debug, Default)]
+pub struct Accept {
+    /// TCP_NODELAY on every accepted connection.
+    pub nodelay: bool,
+    /// The listing's own accept loop, or (`None`) `axum::serve`.
+    pub hardened: Option<Hardened>,
+}
+
+/// The protections `axum::serve` does not offer.
+#[derive(Clone, Debug)]
+pub struct Hardened {
+    pub max_connections: usize,
+    pub header_read_timeout: Duration,
+}
+
+/// This process's soft limit on open files.
+pub fn open_file_limit() -> usize {
+    // SAFETY: getrlimit writes one rlimit through a valid pointer.
+    let mut limit: libc::rlimit = unsafe { std::mem::zeroed() };
+    match unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } {
+        0 => limit.rlim_cur.min(1 << 20) as usize,
+        _ => 1024,
     }
 }
 
@@ -82,12 +152,23 @@ impl Running {
 
 // ANCHOR: start
 /// Binds both ports on 127.0.0.1 and serves `router` (the public routes, with
-/// their layers) until `shut_down`.
+/// their layers) with `axum::serve` until `shut_down`.
 pub async fn start(
     router: axum::Router,
     state: &AppState,
     port: u16,
     internal_port: u16,
+) -> std::io::Result<Running> {
+    start_with(router, state, port, internal_port, &Accept::default()).await
+}
+
+/// `start`, accepting connections as `accept` says.
+pub async fn start_with(
+    router: axum::Router,
+    state: &AppState,
+    port: u16,
+    internal_port: u16,
+    accept: &Accept,
 ) -> std::io::Result<Running> {
     let public = TcpListener::bind(("127.0.0.1", port)).await?;
     let private = TcpListener::bind(("127.0.0.1", internal_port)).await?;
@@ -95,13 +176,22 @@ pub async fn start(
     let (stop, stopped) = oneshot::channel::<()>();
     let internal_router = internal(state.views.clone());
     tokio::spawn(async move { axum::serve(private, internal_router).await });
-    let served = tokio::spawn(async move {
-        axum::serve(public, router)
-            .with_graceful_shutdown(async {
-                let _ = stopped.await;
-            })
-            .await
-    });
+    let nodelay = accept.nodelay;
+    let served = match accept.hardened.clone() {
+        None => tokio::spawn(async move {
+            let public = public.tap_io(move |tcp| {
+                let _ = tcp.set_nodelay(nodelay);
+            });
+            axum::serve(public, router)
+                .with_graceful_shutdown(async {
+                    let _ = stopped.await;
+                })
+                .await
+        }),
+        Some(limits) => {
+            tokio::spawn(serve_hardened(public, router, limits, nodelay, stopped))
+        }
+    };
     Ok(Running {
         addr,
         internal: internal_addr,
@@ -110,6 +200,63 @@ pub async fn start(
     })
 }
 // ANCHOR_END: start
+
+// ANCHOR: hardened
+/// What `axum::serve` does over HTTP/1.1 (no h2c, no upgrades), with two
+/// protections it lacks: at most `max_connections` open at once (the next waits in
+/// the kernel's backlog, and the process keeps file descriptors to spare), and a
+/// client that has not sent a request's headers within `header_read_timeout` of
+/// being accepted, or of its last answer, is disconnected.
+async fn serve_hardened(
+    listener: TcpListener,
+    router: axum::Router,
+    limits: Hardened,
+    nodelay: bool,
+    mut stop: oneshot::Receiver<()>,
+) -> std::io::Result<()> {
+    // HTTP/1.1 only: the auto builder's first read, to tell HTTP/2 from HTTP/1.1,
+    // has no timeout, so an idle connection would never meet the header timeout.
+    let mut builder = auto::Builder::new(TokioExecutor::new()).http1_only();
+    // hyper times the headers only if it is given a timer.
+    builder
+        .http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits.header_read_timeout);
+    let slots = Arc::new(Semaphore::new(limits.max_connections));
+    let graceful = GracefulShutdown::new();
+    loop {
+        let slot = tokio::select! {
+            slot = slots.clone().acquire_owned() => slot.expect("the semaphore stays open"),
+            _ = &mut stop => break,
+        };
+        let tcp = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((tcp, _)) => tcp,
+                // Out of descriptors despite the limit: try again soon, not in a second.
+                Err(_) => {
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                    continue;
+                }
+            },
+            _ = &mut stop => break,
+        };
+        let _ = tcp.set_nodelay(nodelay);
+        let service = TowerToHyperService::new(router.clone());
+        let connection = builder
+            .serve_connection(TokioIo::new(tcp), service)
+            .into_owned();
+        let connection = graceful.watch(connection);
+        tokio::spawn(async move {
+            let _ = connection.await;
+            drop(slot);
+        });
+    }
+    drop(listener);
+    // Idle connections close now; each request in flight is answered first.
+    graceful.shutdown().await;
+    Ok(())
+}
+// ANCHOR_END: hardened
 
 /// `serve` from the command line; the process's exit status.
 pub fn main(args: &[String]) -> i32 {
@@ -147,14 +294,33 @@ pub fn main(args: &[String]) -> i32 {
 async fn serve(args: &ServeArgs, config: &Config) -> std::io::Result<()> {
     let state = AppState::new(config);
     let router = with_layers(ch07_axum::service::routes(state.clone()), config);
-    let running = start(router, &state, args.port, args.internal_port).await?;
+    let router = counted(router, state.requests.clone());
+    let running = start_with(
+        router,
+        &state,
+        args.port,
+        args.internal_port,
+        &args.accept(),
+    )
+    .await?;
     println!(
         "listening http://{} internal http://{}",
         running.addr, running.internal
     );
     std::io::stdout().flush()?;
     stop_signal(args.until_stdin_closes).await;
-    running.shut_down().await
+    let signalled = std::time::Instant::now();
+    running.shut_down().await?;
+    let requests = &state.requests;
+    // Nobody may be reading any more (a reader's terminal closed): not an error.
+    let _ = writeln!(
+        std::io::stdout(),
+        "requests started {} answered {} drained_ms {:.1}",
+        requests.started.load(Ordering::Relaxed),
+        requests.answered.load(Ordering::Relaxed),
+        signalled.elapsed().as_secs_f64() * 1e3
+    );
+    Ok(())
 }
 
 /// Ctrl-C, or standard input closing when asked to watch it.

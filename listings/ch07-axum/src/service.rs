@@ -2,25 +2,30 @@
 //!
 //! Public routes: `POST /hash/inline` (argon2 on the async worker: the pitfall),
 //! `POST /hash` (argon2 on the blocking pool, at most `hash_permits` at once, 503
-//! with `Retry-After` past the queue timeout), `GET /cover` (a shared `Bytes`),
-//! `GET /ping`, `GET /books` (a catalogue serialised with serde_json) and
-//! `POST /books/{id}/views` (a per-book view counter). The internal router, on a
+//! with `Retry-After` past the queue timeout), `GET /cover` (a shared `Bytes`) and
+//! `GET /cover/copy` (a fresh copy), `GET /ping`, `GET /books` (a catalogue
+//! serialised with serde_json), `POST /books` (a book as JSON, checked and
+//! numbered) and `POST /books/{id}/views` (a per-book view counter). The internal router, on a
 //! port of its own, serves `/debug/cpu` and `/debug/pprof/flamegraph`.
 
 use argon2::Argon2;
 use argon2::password_hash::{PasswordHasher, SaltString};
 use axum::Router;
 use axum::body::Bytes;
-use axum::extract::{DefaultBodyLimit, Path, Query, State};
+use axum::error_handling::HandleErrorLayer;
+use axum::extract::{DefaultBodyLimit, Json, Path, Query, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::hash::{BuildHasher, RandomState};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::Semaphore;
+use tower::limit::GlobalConcurrencyLimitLayer;
+use tower::load_shed::LoadShedLayer;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::timeout::TimeoutLayer;
 use tracing::{Span, info_span};
@@ -38,6 +43,9 @@ pub struct Config {
     pub body_limit: usize,
     /// One mutex for every book's view counter, or shards.
     pub counters: CounterKind,
+    /// Requests handled at once, past which a request gets 503 at once; `None`:
+    /// no limit (the chapter's service as Experiments 1 to 4 ran it).
+    pub concurrency_limit: Option<usize>,
 }
 
 impl Config {
@@ -49,6 +57,7 @@ impl Config {
             deadline: Duration::from_secs(10),
             body_limit: 64 * 1024,
             counters: CounterKind::Sharded,
+            concurrency_limit: None,
         }
     }
 }
@@ -61,6 +70,17 @@ pub struct AppState {
     pub hash_permits: Arc<Semaphore>,
     pub queue_timeout: Duration,
     pub views: Arc<dyn Counters>,
+    pub requests: Arc<RequestCounts>,
+    /// The number the next book added gets.
+    pub next_id: Arc<AtomicU32>,
+}
+
+/// Requests the service began and answered (any status): after a graceful
+/// shutdown, `serve` prints both, and a request begun but never answered is lost.
+#[derive(Default, Debug)]
+pub struct RequestCounts {
+    pub started: AtomicU64,
+    pub answered: AtomicU64,
 }
 
 impl AppState {
@@ -73,6 +93,8 @@ impl AppState {
                 CounterKind::OneMutex => Arc::new(OneMutex::default()),
                 CounterKind::Sharded => Arc::new(Sharded::new(16)),
             },
+            requests: Arc::default(),
+            next_id: Arc::new(AtomicU32::new(MAX_PAGE)),
         }
     }
 }
@@ -89,15 +111,21 @@ pub fn routes(state: AppState) -> Router {
         .route("/hash/inline", post(hash_inline))
         .route("/hash", post(hash_offloaded))
         .route("/cover", get(cover))
+        .route("/cover/copy", get(cover_copied))
         .route("/ping", get(ping))
-        .route("/books", get(books))
+        .route("/books", get(books).post(add_book))
         .route("/books/{id}/views", post(count_view))
         .with_state(state)
 }
 
-/// What every request goes through: a body limit (413), a deadline (504), and a
-/// handler's panic turned into a 500 instead of a dropped connection.
+/// What every request goes through: a body limit (413), a deadline (504), a
+/// handler's panic turned into a 500 instead of a dropped connection, and with
+/// a concurrency limit, 503 past it.
 pub fn with_layers(router: Router, config: &Config) -> Router {
+    let router = match config.concurrency_limit {
+        Some(limit) => with_shedding(router, limit),
+        None => router,
+    };
     router
         .layer(DefaultBodyLimit::max(config.body_limit))
         .layer(TimeoutLayer::with_status_code(
@@ -112,6 +140,47 @@ pub fn app(config: &Config) -> Router {
     with_layers(routes(AppState::new(config)), config)
 }
 // ANCHOR_END: router
+
+// ANCHOR: shedding
+/// At most `limit` requests in the handlers at once, across every route; a
+/// request past the limit is not queued but answered 503 at once.
+pub fn with_shedding(router: Router, limit: usize) -> Router {
+    router.layer(
+        tower::ServiceBuilder::new()
+            .layer(HandleErrorLayer::new(|_: tower::BoxError| async {
+                shed_response()
+            }))
+            .layer(LoadShedLayer::new())
+            .layer(GlobalConcurrencyLimitLayer::new(limit)),
+    )
+}
+
+/// 503 with `Retry-After`: a client that backs off for a second sheds load too.
+fn shed_response() -> Response {
+    (
+        StatusCode::SERVICE_UNAVAILABLE,
+        [(header::RETRY_AFTER, "1")],
+        "overloaded\n",
+    )
+        .into_response()
+}
+// ANCHOR_END: shedding
+
+/// `router` with every request counted as it begins and as it is answered, the
+/// 413s, 503s and 504s of the layers too.
+pub fn counted(router: Router, counts: Arc<RequestCounts>) -> Router {
+    router.layer(axum::middleware::from_fn(
+        move |request: axum::extract::Request, next: axum::middleware::Next| {
+            let counts = counts.clone();
+            async move {
+                counts.started.fetch_add(1, Ordering::Relaxed);
+                let response = next.run(request).await;
+                counts.answered.fetch_add(1, Ordering::Relaxed);
+                response
+            }
+        },
+    ))
+}
 
 /// The salt is fixed so that the load generator can check every answer; a real
 /// service draws a random salt for every password it stores.
@@ -166,6 +235,12 @@ async fn cover(State(state): State<AppState>) -> impl IntoResponse {
     ([(header::CONTENT_TYPE, "image/png")], state.cover.clone())
 }
 
+/// The same cover copied into a fresh buffer for every response: what the shared
+/// `Bytes` saves.
+async fn cover_copied(State(state): State<AppState>) -> impl IntoResponse {
+    ([(header::CONTENT_TYPE, "image/png")], state.cover.to_vec())
+}
+
 async fn ping() -> &'static str {
     "pong\n"
 }
@@ -214,6 +289,38 @@ async fn books(Query(page): Query<Page>) -> Result<Response, (StatusCode, String
     let body = serde_json::to_vec(&catalogue(limit))
         .map_err(|e| (StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
     Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
+}
+/// A book to add: `POST /books` with its JSON.
+#[derive(Deserialize)]
+pub struct NewBook {
+    pub title: String,
+    pub author: String,
+    pub year: u16,
+    #[serde(default)]
+    pub tags: Vec<String>,
+}
+
+/// Adds a book: malformed JSON gets 400, a missing field or a wrong type 422 (axum's
+/// `Json` rejections), an empty title 422; the book comes back with its number.
+async fn add_book(
+    State(state): State<AppState>,
+    Json(new): Json<NewBook>,
+) -> Result<(StatusCode, Json<Book>), (StatusCode, String)> {
+    if new.title.trim().is_empty() {
+        return Err((
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "a book needs a title".into(),
+        ));
+    }
+    let id = state.next_id.fetch_add(1, Ordering::Relaxed);
+    let book = Book {
+        id,
+        title: new.title,
+        author: new.author,
+        year: new.year,
+        tags: new.tags,
+    };
+    Ok((StatusCode::CREATED, Json(book)))
 }
 // ANCHOR_END: books
 

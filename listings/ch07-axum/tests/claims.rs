@@ -1,8 +1,9 @@
 //! The chapter's claims (claims.toml) judged on a record made by hand, shaped like the book's:
-//! the cells the claims read, with each repetition's value as the reference run of
-//! 2026-12-01 measured it, to four digits. Every conclusion is held there and every
-//! invariant holds; and for each one, a record made by moving its figures past its bound shows
-//! that it can be refuted, and that a few repetitions past the bound leave a conclusion not shown
+//! the cells the claims read, with each repetition's value as the reference runs of
+//! 2026-12-01 (amd-epyc-2c) and 2026-12-02 (intel-xeon-2c, part two) measured it, to four
+//! digits. Every conclusion is held there and every invariant holds; and for each one, a
+//! record made by moving its figures past its bound shows that it can be refuted, and that a
+//! few repetitions past the bound leave a conclusion not shown
 //! (`measure::claims::fixtures`). The measured records are checked by `cargo run -p book -- check`.
 
 use measure::Claims;
@@ -46,6 +47,44 @@ fn shaped_like_the_books() -> Record {
         ("profile", "books", "release_default", "errors", "count", &[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]),
         ("profile", "books", "tuned", "errors", "count", &[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]),
         ("generators", "ping_inline", "listing", "errors", "count", &[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]),
+        // Part two, as the intel-xeon-2c run of 2026-12-02 measured it.
+        ("curve", "25", "books", "p50", "ns", &[9.518e+05, 1.087e+06, 1.185e+06, 1.17e+06, 9.19e+05]),
+        ("curve", "25", "books", "errors", "count", &[0.0, 0.0, 0.0, 0.0, 0.0]),
+        ("curve", "50", "books", "p50", "ns", &[1.231e+06, 2.012e+06, 2.726e+06, 8.535e+05, 1.268e+06]),
+        ("curve", "150", "books", "p50", "ns", &[9.128e+08, 8.866e+08, 8.341e+08, 8.32e+08, 5.295e+08]),
+        ("curve", "200", "books", "offered_per_s", "/s", &[5446.0, 5446.0, 5446.0, 5446.0, 5446.0]),
+        ("curve", "200", "books", "throughput_per_s", "/s", &[1978.0, 2199.0, 1967.0, 1958.0, 2537.0]),
+        ("curve", "200", "books", "errors", "count", &[0.0, 0.0, 0.0, 0.0, 0.0]),
+        ("overload", "books", "unprotected", "p50", "ns", &[2.317e+09, 1.951e+09, 1.723e+09, 2.229e+09, 2.873e+09]),
+        ("overload", "books", "unprotected", "errors", "count", &[0.0, 0.0, 0.0, 0.0, 0.0]),
+        ("overload", "books", "shed", "shed_share", "ratio", &[0.0, 0.0, 0.0, 0.0, 0.0]),
+        ("overload", "books", "shed", "errors", "count", &[0.0, 0.0, 0.0, 0.0, 0.0]),
+        ("slow_clients", "slowloris", "axum_serve", "slow_closed", "count", &[0.0, 0.0, 0.0, 0.0, 0.0]),
+        ("slow_clients", "slowloris", "axum_serve", "errors", "count", &[0.0, 0.0, 0.0, 0.0, 0.0]),
+        ("slow_clients", "slowloris", "header_timeout", "slow_held", "count", &[0.0, 0.0, 0.0, 0.0, 0.0]),
+        ("slow_clients", "slowloris", "header_timeout", "errors", "count", &[0.0, 0.0, 0.0, 0.0, 0.0]),
+        ("fd_flood", "flood", "axum_serve", "recovery_ms", "ms", &[701.4, 701.6, 701.2, 701.6, 701.9]),
+        ("fd_flood", "flood", "axum_serve", "errors", "count", &[0.0, 0.0, 0.0, 0.0, 0.0]),
+        ("fd_flood", "flood", "connection_limit", "recovery_ms", "ms", &[2.585, 4.568, 2.818, 2.544, 3.057]),
+        ("fd_flood", "flood", "connection_limit", "errors", "count", &[0.0, 0.0, 0.0, 0.0, 0.0]),
+        ("shutdown", "under_load", "axum_serve", "lost", "count", &[0.0, 0.0, 0.0, 0.0, 0.0]),
+        ("shutdown", "under_load", "hardened", "lost", "count", &[0.0, 0.0, 0.0, 0.0, 0.0]),
+        ("bodies", "bad_bodies", "none", "errors", "count", &[0.0, 0.0, 0.0, 0.0, 0.0]),
+        ("bodies", "bad_bodies", "oversized", "bad_wrong_status", "count", &[0.0, 0.0, 0.0, 0.0, 0.0]),
+        ("bodies", "bad_bodies", "oversized", "errors", "count", &[0.0, 0.0, 0.0, 0.0, 0.0]),
+        ("bodies", "bad_bodies", "malformed", "bad_wrong_status", "count", &[0.0, 0.0, 0.0, 0.0, 0.0]),
+        ("bodies", "bad_bodies", "malformed", "errors", "count", &[0.0, 0.0, 0.0, 0.0, 0.0]),
+        ("bodies", "bad_bodies", "slow", "bad_wrong_status", "count", &[0.0, 0.0, 0.0, 0.0, 0.0]),
+        ("bodies", "bad_bodies", "slow", "errors", "count", &[0.0, 0.0, 0.0, 0.0, 0.0]),
+        ("h2c", "hash_load", "inline", "p50", "ns", &[3.395e+07, 4.312e+07, 3.251e+07, 5.007e+07, 3.324e+07]),
+        ("h2c", "hash_load", "inline", "errors", "count", &[0.0, 0.0, 0.0, 0.0, 0.0]),
+        ("h2c", "hash_load", "offloaded", "p50", "ns", &[3.333e+05, 3.203e+05, 3.069e+05, 3.374e+05, 2.61e+05]),
+        ("h2c", "hash_load", "offloaded", "errors", "count", &[0.0, 0.0, 0.0, 0.0, 0.0]),
+
+        ("bodies", "bad_bodies", "none", "p50", "ns", &[8.525e+05, 8.827e+05, 8.617e+05, 8.079e+05, 8.924e+05]),
+        ("bodies", "bad_bodies", "oversized", "p50", "ns", &[9.062e+05, 8.397e+05, 8.97e+05, 8.643e+05, 8.806e+05]),
+        ("bodies", "bad_bodies", "malformed", "p50", "ns", &[9.513e+05, 8.95e+05, 8.023e+05, 8.924e+05, 8.73e+05]),
+        ("bodies", "bad_bodies", "slow", "p50", "ns", &[9.344e+05, 9.646e+05, 9.196e+05, 8.888e+05, 8.689e+05]),
     ];
     Record::sketch("ch07-axum", "test", &[], cells)
 }

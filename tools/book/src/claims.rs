@@ -64,7 +64,6 @@ struct Tally {
 /// Checks every record under data/.
 pub fn check_all(root: &Path) -> Result<()> {
     let data = root.join("data");
-    let busy = record::busy_machine(root);
     let mut failures = Vec::new();
     let mut close = Vec::new();
     let mut tallies = Vec::new();
@@ -131,7 +130,9 @@ pub fn check_all(root: &Path) -> Result<()> {
                 .is_some_and(|m| m == machine_name)
             {
                 Role::Reference
-            } else if busy.as_deref() == Some(machine_name.as_str()) {
+            } else if record::busy_machine_for(root, &rec.chapter).as_deref()
+                == Some(machine_name.as_str())
+            {
                 Role::Busy
             } else {
                 Role::Other

@@ -37,6 +37,8 @@ pub fn format_value(value: f64, unit: &str) -> String {
         }
         "MiB" => format!("{} MiB", sig3(value)),
         "%" => format!("{}%", sig3(value)),
+        // A share of a whole (0.25) reads as a percentage.
+        "ratio" => format!("{}%", sig3(value * 100.0)),
         "x" | "×" => format!("{}×", sig3(value)),
         // A count of whole things reads as one: 21, not 21.0.
         "" | "count" if value.fract() == 0.0 => sig3(value).split('.').next().unwrap_or("0").into(),

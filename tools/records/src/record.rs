@@ -435,6 +435,23 @@ pub fn reference_machine(root: &Path, chapter: &str) -> Option<String> {
         .map(str::to_string)
 }
 
+/// The machine a chapter's busy-neighbour record comes from: `<its machine>-busy` for a
+/// chapter measured on a machine of its own (`chapter-machines`), else `busy-machine`.
+pub fn busy_machine_for(root: &Path, chapter: &str) -> Option<String> {
+    let text = std::fs::read_to_string(root.join("book.toml")).ok()?;
+    let doc: toml::Table = text.parse().ok()?;
+    let own = doc
+        .get("preprocessor")?
+        .get("measure")?
+        .get("chapter-machines")
+        .and_then(|m| m.get(chapter))
+        .and_then(|m| m.as_str());
+    match own {
+        Some(machine) => Some(format!("{machine}-busy")),
+        None => busy_machine(root),
+    }
+}
+
 /// The machine book.toml names as the reference machine with a busy neighbour, if any.
 pub fn busy_machine(root: &Path) -> Option<String> {
     let text = std::fs::read_to_string(root.join("book.toml")).ok()?;
