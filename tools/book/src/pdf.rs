@@ -186,6 +186,19 @@ pub fn print(root: &Path, paper: Paper, build: bool) -> Result<PathBuf> {
 }
 
 fn print_to_pdf(browser: &str, page: &Path, out: &Path) -> Result<()> {
+    // Headless Chromium now and then exits 0 without writing the file: try again, each time
+    // with a fresh profile, before calling it a failure.
+    let mut last = Ok(());
+    for _ in 0..3 {
+        last = print_once(browser, page, out);
+        if last.is_ok() {
+            break;
+        }
+    }
+    last
+}
+
+fn print_once(browser: &str, page: &Path, out: &Path) -> Result<()> {
     let profile = tempfile::tempdir()?;
     let _ = std::fs::remove_file(out);
     let status = Command::new(browser)
