@@ -31,18 +31,26 @@ fi
 passed=0
 failed=0
 failures=()
+failed_logs=()
+# Each step's output is kept, so that a failed step's last lines are printed again at the end:
+# a CI log cut in the middle still shows why.
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
 step() {
     local name=$1
     shift
     echo
     echo "==> $name"
     local t0=$SECONDS
-    if "$@"; then
+    local log="$logs/$((passed + failed)).log"
+    "$@" 2>&1 | tee "$log"
+    if [ "${PIPESTATUS[0]}" -eq 0 ]; then
         passed=$((passed + 1))
         echo "<== $name: ok ($((SECONDS - t0))s)"
     else
         failed=$((failed + 1))
         failures+=("$name")
+        failed_logs+=("$log")
         echo "<== $name: FAILED ($((SECONDS - t0))s)"
     fi
 }
@@ -119,6 +127,10 @@ step "data check (valid, fresh, verdicts, invariants)" cargo run -q -p book -- c
 step "claims history (every change to a claim has its entry)" cargo run -q -p book -- history
 
 echo
+for k in "${!failures[@]}"; do
+    echo "--- the last lines of the failed step: ${failures[$k]}"
+    tail -n 30 "${failed_logs[$k]}"
+done
 if [ "$failed" -gt 0 ]; then
     printf 'failed: %s\n' "${failures[@]}"
 fi

@@ -60,6 +60,12 @@ pub fn check(root: &Path, update: bool) -> Result<()> {
             println!(
                 "STALE {shown}: `{command}` prints something else now (rerun with --update and review the diff)"
             );
+            let (was, now) = if notes.numbers_vary {
+                (shape(&text), shape(&fresh))
+            } else {
+                (text.clone(), fresh.clone())
+            };
+            println!("{}", first_difference(&was, &now));
             stale.push(shown);
         }
     }
@@ -87,6 +93,25 @@ fn run(root: &Path, command: &str) -> Result<String> {
         String::from_utf8_lossy(&out.stderr)
     );
     Ok(normalise(&text))
+}
+
+/// The first line where `now` differs from `was`, both shown, for the log of a run that failed.
+fn first_difference(was: &str, now: &str) -> String {
+    let (mut a, mut b) = (was.lines(), now.lines());
+    for line in 1.. {
+        match (a.next(), b.next()) {
+            (Some(x), Some(y)) if x == y => continue,
+            (None, None) => break,
+            (x, y) => {
+                return format!(
+                    "     line {line}: was {:?}\n     line {line}: now {:?}",
+                    x.unwrap_or("(the end)"),
+                    y.unwrap_or("(the end)")
+                );
+            }
+        }
+    }
+    "     the lines are the same; the line endings differ".into()
 }
 
 /// What a command's trailing shell comment says about its output: `# numbers vary` (compare by
@@ -237,6 +262,15 @@ fn registry_paths(line: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stale_output_shows_its_first_changed_line() {
+        let shown = first_difference("a\nb\nc\n", "a\nB\nc\n");
+        assert!(shown.contains("line 2: was \"b\""), "{shown}");
+        assert!(shown.contains("line 2: now \"B\""), "{shown}");
+        let shorter = first_difference("a\nb\n", "a\n");
+        assert!(shorter.contains("now \"(the end)\""), "{shorter}");
+    }
 
     #[test]
     fn a_command_says_how_to_compare_its_output_and_what_it_needs() {
