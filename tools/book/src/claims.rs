@@ -308,3 +308,71 @@ fn sorted_entries(dir: &Path, keep: impl Fn(&Path) -> bool) -> Result<Vec<PathBu
     out.sort();
     Ok(out)
 }
+
+/// `book rehash-lock`: for every record of ours in data/ whose every input but the lock file's
+/// hashes as it did when it was measured, the lock file's input re-hashed by today's rule, and the
+/// record's combined hash with it. Used once when that rule became `cargo tree`'s closure
+/// (2026-12-02), run on the lock file the records were measured with.
+pub fn rehash_lock(root: &Path) -> Result<()> {
+    let mut refused = Vec::new();
+    for machine in std::fs::read_dir(root.join("data"))?.flatten() {
+        for file in std::fs::read_dir(machine.path())?.flatten() {
+            let path = file.path();
+            if path.extension().is_none_or(|e| e != "json") {
+                continue;
+            }
+            let Ok(mut rec) = Record::load(&path) else {
+                continue; // not a record (machine.toml, notes): `book check` reports those
+            };
+            if rec.source.is_some() {
+                continue;
+            }
+            let now = freshness::inputs(root, &rec.chapter)?;
+            let others_changed: Vec<String> = freshness::changed(&rec.build.inputs, &now)
+                .into_iter()
+                .filter(|k| k != freshness::LOCK)
+                .collect();
+            let shown = path
+                .strip_prefix(root)
+                .unwrap_or(&path)
+                .display()
+                .to_string();
+            if !others_changed.is_empty() {
+                refused.push(format!("{shown}: {} changed", others_changed.join(", ")));
+                continue;
+            }
+            if rec.build.inputs.get(freshness::LOCK) == now.get(freshness::LOCK) {
+                println!("same {shown}");
+                continue;
+            }
+            // The two hashes are replaced in the file's text: a record read and written again
+            // could move a raw value by its last digit.
+            let mut text = std::fs::read_to_string(&path)?;
+            let hashes = [
+                (rec.build.listing_hash.clone(), freshness::combined(&now)),
+                (
+                    rec.build.inputs[freshness::LOCK].clone(),
+                    now[freshness::LOCK].clone(),
+                ),
+            ];
+            for (old, new) in &hashes {
+                let quoted = format!("\"{old}\"");
+                if text.matches(&quoted).count() != 1 {
+                    bail!("{shown}: the hash {old} is not in the file exactly once");
+                }
+                text = text.replace(&quoted, &format!("\"{new}\""));
+            }
+            let tmp = path.with_extension("json.tmp");
+            std::fs::write(&tmp, &text)?;
+            std::fs::rename(&tmp, &path)?;
+            println!("rehashed {shown}");
+        }
+    }
+    if !refused.is_empty() {
+        bail!(
+            "left as they were, since more than the lock file's rule changed:\n  {}",
+            refused.join("\n  ")
+        );
+    }
+    Ok(())
+}

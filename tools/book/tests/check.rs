@@ -43,29 +43,41 @@ fn workspace() -> tempfile::TempDir {
         ("book.toml", BOOK_TOML),
         (
             "Cargo.toml",
-            "[workspace]\nmembers = [\"listings/*\", \"tools/*\"]\n\n[profile.dev]\nopt-level = 3\n",
-        ),
-        (
-            "Cargo.lock",
-            "version = 4\n\n[[package]]\nname = \"ch09-x\"\nversion = \"0.1.0\"\ndependencies = [\"measure\", \"tokio\"]\n\n[[package]]\nname = \"measure\"\nversion = \"0.1.0\"\n\n[[package]]\nname = \"tokio\"\nversion = \"1.54.1\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\n",
+            "[workspace]\nresolver = \"3\"\nmembers = [\"listings/*\", \"tools/*\"]\n\n[profile.dev]\nopt-level = 3\n",
         ),
         ("rust-toolchain.toml", "[toolchain]\nchannel = \"1.95.0\"\n"),
         (
             "listings/ch09-x/Cargo.toml",
-            "[package]\nname = \"ch09-x\"\n",
+            "[package]\nname = \"ch09-x\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[dependencies]\nmeasure = { path = \"../../tools/measure\" }\npin-project-lite = \"0.2\"\n",
         ),
         ("listings/ch09-x/src/main.rs", "fn main() {}\n"),
         ("listings/ch09-x/claims.toml", CLAIMS),
         (
             "tools/measure/Cargo.toml",
-            "[package]\nname = \"measure\"\n",
+            "[package]\nname = \"measure\"\nversion = \"0.1.0\"\nedition = \"2024\"\n",
         ),
         ("tools/measure/src/lib.rs", "pub fn measure() {}\n"),
     ];
     for (path, text) in files {
         write(dir.path(), path, text);
     }
+    // The lock file, from the book's downloaded crates: `book check` resolves it with cargo tree.
+    cargo(dir.path(), &["generate-lockfile", "--offline"]);
     dir
+}
+
+/// Runs cargo in `root`; panics with its output if it fails.
+fn cargo(root: &Path, args: &[&str]) {
+    let out = Command::new(env!("CARGO"))
+        .current_dir(root)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "cargo {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 fn write(root: &Path, path: &str, text: &str) {
@@ -218,29 +230,48 @@ fn a_change_to_anything_that_shaped_a_record_makes_it_stale() {
         ),
         (
             "Cargo.toml",
-            "[workspace]\nmembers = [\"listings/*\", \"tools/*\"]\n\n[profile.dev]\nopt-level = 2\n",
+            "[workspace]\nresolver = \"3\"\nmembers = [\"listings/*\", \"tools/*\"]\n\n[profile.dev]\nopt-level = 2\n",
             "Cargo.toml [profile]",
         ),
-        (
-            "Cargo.lock",
-            "version = 4\n\n[[package]]\nname = \"ch09-x\"\nversion = \"0.1.0\"\ndependencies = [\"measure\", \"tokio\"]\n\n[[package]]\nname = \"measure\"\nversion = \"0.1.0\"\n\n[[package]]\nname = \"tokio\"\nversion = \"1.47.0\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\n",
-            "Cargo.lock",
-        ),
     ];
+    let stale = |ws: &tempfile::TempDir, what: &str, input: &str| {
+        let (ok, out) = check(ws.path());
+        assert!(!ok, "{what}: {out}");
+        assert!(
+            out.contains(&format!(
+                "data/m/ch09-x.json: stale: {input} changed since this record was made"
+            )),
+            "{what}: {out}"
+        );
+    };
     for (path, text, input) in edits {
         let ws = workspace();
         store(ws.path(), "m", HELD, 100.0, 0.0);
         assert!(check(ws.path()).0);
         write(ws.path(), path, text);
-        let (ok, out) = check(ws.path());
-        assert!(!ok, "{path}: {out}");
-        assert!(
-            out.contains(&format!(
-                "data/m/ch09-x.json: stale: {input} changed since this record was made"
-            )),
-            "{path}: {out}"
-        );
+        stale(&ws, path, input);
     }
+    // Another version of a registry crate the listing builds, in the lock file only.
+    let ws = workspace();
+    store(ws.path(), "m", HELD, 100.0, 0.0);
+    let lock = std::fs::read_to_string(ws.path().join("Cargo.lock")).unwrap();
+    let other = if lock.contains("version = \"0.2.18\"") {
+        "0.2.17"
+    } else {
+        "0.2.18"
+    };
+    cargo(
+        ws.path(),
+        &[
+            "update",
+            "--offline",
+            "-p",
+            "pin-project-lite",
+            "--precise",
+            other,
+        ],
+    );
+    stale(&ws, "Cargo.lock", "Cargo.lock");
     // The claims are not an input: a new claim does not call for a remeasure.
     let ws = workspace();
     store(ws.path(), "m", HELD, 100.0, 0.0);

@@ -7,8 +7,15 @@
 //! | `listings/<chapter>` | its `Cargo.toml`, `build.rs` and every file under `src/`, `examples/`, `benches/` |
 //! | `tools/measure` | the same for the measurement library: the harness, runner, statistics, load generator, noise sampler, child-binary builder |
 //! | `Cargo.toml [profile]` | the workspace manifest's profiles (how every listing is compiled; Chapter 7 compares two of them) |
-//! | `Cargo.lock` | name, version and source of every crate the chapter's package builds, from the lock file's dependency graph |
+//! | `Cargo.lock` | name, version and source of every registry crate `cargo run -p <chapter>` builds, as `cargo tree` resolves them from the lock file: that build's normal and build dependencies, with the features it turns on |
 //! | `rust-toolchain.toml` | the pinned toolchain |
+//!
+//! The lock file's own graph is the union over the whole workspace: a crate that one chapter adds
+//! turns on features of shared crates (`futures-util`'s `io`, say), which adds their optional
+//! dependencies to every package's graph there, though no other chapter builds them. Hashing that
+//! graph made every record stale when Chapter 8 added sqlx; `cargo tree -p <chapter>` resolves
+//! features for that package alone, as `cargo run -p` builds it (the workspace's resolver 3), and
+//! reads the lock without changing it (`--locked`).
 //!
 //! Other workspace crates the chapter builds are hashed like `tools/measure`, except this one
 //! (`tools/records`): it reads, judges and prints records once their values are final, so it
@@ -46,7 +53,7 @@ pub fn inputs(root: &Path, chapter: &str) -> io::Result<BTreeMap<String, String>
     let manifest = std::fs::read_to_string(root.join("Cargo.toml"))?;
     out.insert(PROFILES.into(), short(profiles(&manifest)?.as_bytes()));
     let lock = std::fs::read_to_string(root.join("Cargo.lock"))?;
-    let built = lock_closure(&lock, chapter).map_err(io::Error::other)?;
+    let built = registry_crates_built(root, &lock, chapter).map_err(io::Error::other)?;
     out.insert(LOCK.into(), short(built.join("\n").as_bytes()));
     let toolchain = std::fs::read(root.join(TOOLCHAIN)).unwrap_or_default();
     out.insert(TOOLCHAIN.into(), short(&toolchain));
@@ -276,18 +283,46 @@ fn closure<'p>(
     Ok(seen.into_iter().collect())
 }
 
-/// "name version source" of every registry crate `package` builds, sorted.
-fn lock_closure(lock: &str, package: &str) -> Result<Vec<String>, String> {
+/// "name version source" of every registry crate `cargo run -p <chapter>` builds, sorted: the
+/// packages `cargo tree` lists for its normal and build dependencies, with their sources from the
+/// lock file.
+fn registry_crates_built(root: &Path, lock: &str, chapter: &str) -> Result<Vec<String>, String> {
     let packages = parse_lock(lock)?;
-    Ok(closure(&packages, package)?
-        .into_iter()
-        .filter_map(|k| {
-            let p = &packages[k];
-            p.source
-                .as_ref()
-                .map(|s| format!("{} {} {s}", p.name, p.version))
-        })
-        .collect())
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let out = std::process::Command::new(cargo)
+        .current_dir(root)
+        .args(["tree", "--locked", "--offline", "--quiet", "-p", chapter])
+        .args(["-e", "normal,build", "--prefix", "none", "-f", "{p}"])
+        .output()
+        .map_err(|e| format!("cannot run cargo tree: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "`cargo tree -p {chapter}` failed (build the workspace once, so that every crate is downloaded): {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    let mut built = BTreeSet::new();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        // "name v1.2.3", then " (path)", " (proc-macro)" or " (*)" for one listed already.
+        let mut words = line.split_whitespace();
+        let (Some(name), Some(version)) = (words.next(), words.next()) else {
+            continue;
+        };
+        let version = version.strip_prefix('v').unwrap_or(version);
+        match packages.get(&format!("{name} {version}")) {
+            Some(p) => {
+                if let Some(source) = &p.source {
+                    built.insert(format!("{} {} {source}", p.name, p.version));
+                }
+            }
+            None => {
+                return Err(format!(
+                    "cargo tree lists {name} {version}, which Cargo.lock does not"
+                ));
+            }
+        }
+    }
+    Ok(built.into_iter().collect())
 }
 
 /// Package name → folder, for every workspace member.
@@ -363,8 +398,10 @@ fn hex(bytes: &[u8]) -> String {
 pub(crate) mod tests {
     use super::*;
 
-    /// A workspace shaped like the book's: a listing that builds the measurement library and a
-    /// registry crate, the judging crate beside them, a lock file, profiles and a toolchain.
+    /// A workspace shaped like the book's, which cargo can resolve offline: a listing that builds
+    /// the measurement library and two registry crates, the judging crate beside them, another
+    /// member that turns on a feature of a crate the listing also builds, a lock file, profiles
+    /// and a toolchain. The registry crates are ones the book's own workspace has downloaded.
     pub(crate) fn workspace() -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
@@ -373,57 +410,58 @@ pub(crate) mod tests {
             std::fs::create_dir_all(p.parent().unwrap()).unwrap();
             std::fs::write(p, text).unwrap();
         };
+        let package = |name: &str, deps: &str| {
+            format!(
+                "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[dependencies]\n{deps}"
+            )
+        };
         write(
             "Cargo.toml",
-            "[workspace]\nmembers = [\"listings/*\", \"tools/*\"]\n\n# how listings build\n[profile.dev]\nopt-level = 3\n",
-        );
-        write(
-            "Cargo.lock",
-            r#"version = 4
-
-[[package]]
-name = "ch99-demo"
-version = "0.1.0"
-dependencies = ["measure", "tokio"]
-
-[[package]]
-name = "measure"
-version = "0.1.0"
-dependencies = ["records"]
-
-[[package]]
-name = "records"
-version = "0.1.0"
-
-[[package]]
-name = "tokio"
-version = "1.54.1"
-source = "registry+https://github.com/rust-lang/crates.io-index"
-
-[[package]]
-name = "unrelated"
-version = "1.0.0"
-source = "registry+https://github.com/rust-lang/crates.io-index"
-"#,
+            "[workspace]\nresolver = \"3\"\nmembers = [\"listings/*\", \"tools/*\"]\n\n# how listings build\n[profile.dev]\nopt-level = 3\n",
         );
         write("rust-toolchain.toml", "[toolchain]\nchannel = \"1.95.0\"\n");
         write(
             "listings/ch99-demo/Cargo.toml",
-            "[package]\nname = \"ch99-demo\"\n",
+            &package(
+                "ch99-demo",
+                "measure = { path = \"../../tools/measure\" }\npin-project-lite = \"0.2\"\n\
+                 futures-util = { version = \"=0.3.34\", default-features = false }\n",
+            ),
         );
         write("listings/ch99-demo/src/main.rs", "fn main() {}");
         write("listings/ch99-demo/claims.toml", "");
         write(
             "tools/measure/Cargo.toml",
-            "[package]\nname = \"measure\"\n",
+            &package("measure", "records = { path = \"../records\" }\n"),
         );
         write("tools/measure/src/lib.rs", "pub fn run() {}");
-        write(
-            "tools/records/Cargo.toml",
-            "[package]\nname = \"records\"\n",
-        );
+        write("tools/records/Cargo.toml", &package("records", ""));
         write("tools/records/src/lib.rs", "pub fn judge() {}");
+        write(
+            "tools/other/Cargo.toml",
+            &package(
+                "other",
+                "futures-util = { version = \"=0.3.34\", default-features = false, features = [\"io\"] }\n",
+            ),
+        );
+        write("tools/other/src/lib.rs", "");
+        cargo(root, &["generate-lockfile", "--offline"]);
         dir
+    }
+
+    /// Runs cargo in `root`, offline; panics with its output if it fails.
+    pub(crate) fn cargo(root: &Path, args: &[&str]) {
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let out = std::process::Command::new(cargo)
+            .current_dir(root)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "cargo {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 
     fn edit(root: &Path, path: &str, from: &str, to: &str) {
@@ -462,7 +500,6 @@ source = "registry+https://github.com/rust-lang/crates.io-index"
                 "tools/measure",
             ),
             ("Cargo.toml", "opt-level = 3", "opt-level = 2", PROFILES),
-            ("Cargo.lock", "1.54.1", "1.47.0", LOCK),
             ("rust-toolchain.toml", "1.95.0", "1.96.0", TOOLCHAIN),
         ];
         for (path, from, to, input) in cases {
@@ -476,6 +513,48 @@ source = "registry+https://github.com/rust-lang/crates.io-index"
                 combined(&inputs(root, "ch99-demo").unwrap())
             );
         }
+        // Another version of a crate the listing builds, in the lock file only.
+        let lock = std::fs::read_to_string(root.join(LOCK)).unwrap();
+        let other = if lock.contains("pin-project-lite\"\nversion = \"0.2.18\"") {
+            "0.2.17"
+        } else {
+            "0.2.18"
+        };
+        cargo(
+            root,
+            &[
+                "update",
+                "--offline",
+                "-p",
+                "pin-project-lite",
+                "--precise",
+                other,
+            ],
+        );
+        let now = inputs(root, "ch99-demo").unwrap();
+        assert_eq!(changed(&before, &now), vec![LOCK.to_string()]);
+    }
+
+    #[test]
+    fn a_feature_another_member_turns_on_leaves_the_record_fresh() {
+        let ws = workspace();
+        let root = ws.path();
+        let before = inputs(root, "ch99-demo").unwrap();
+        // `other` turns on futures-util's `sink`: the lock file's graph of futures-util gains
+        // futures-sink, which the listing does not build.
+        edit(
+            root,
+            "tools/other/Cargo.toml",
+            "features = [\"io\"]",
+            "features = [\"io\", \"sink\"]",
+        );
+        cargo(root, &["generate-lockfile", "--offline"]);
+        let lock = std::fs::read_to_string(root.join(LOCK)).unwrap();
+        assert!(
+            lock.contains("futures-sink"),
+            "the lock file gained futures-sink"
+        );
+        assert_eq!(before, inputs(root, "ch99-demo").unwrap());
     }
 
     #[test]
@@ -483,7 +562,7 @@ source = "registry+https://github.com/rust-lang/crates.io-index"
         let ws = workspace();
         let root = ws.path();
         let before = combined(&inputs(root, "ch99-demo").unwrap());
-        // The judging crate, the claims, a comment in the manifest, a crate the chapter does not build.
+        // The judging crate, the claims, a comment in the manifest.
         edit(root, "tools/records/src/lib.rs", "judge", "judge_better");
         edit(
             root,
@@ -497,7 +576,6 @@ source = "registry+https://github.com/rust-lang/crates.io-index"
             "# how listings build",
             "# how every listing builds",
         );
-        edit(root, "Cargo.lock", "1.0.0", "1.0.1");
         assert_eq!(before, combined(&inputs(root, "ch99-demo").unwrap()));
     }
 

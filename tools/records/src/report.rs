@@ -176,9 +176,11 @@ pub fn cell_noise(
         rec.find(experiment, case, variant, metric)
             .map(|s| s.median)
     };
+    // The listing's own servers are the system under test, not noise.
+    let own = median(noise::OWN_SERVERS).unwrap_or(0.0);
     Some(noise::Noise {
         steal: median(noise::STEAL)?,
-        others: median(noise::OTHERS)?,
+        others: (median(noise::OTHERS)? - own).max(0.0),
     })
 }
 
@@ -588,5 +590,26 @@ at-most = 0
         let mut none = run(1.0, 0.0);
         none.series.retain(|s| !noise::is_noise_metric(&s.metric));
         assert!(render_noise(&none).contains("not available"));
+    }
+
+    #[test]
+    fn a_listings_own_server_is_not_noise() {
+        let mut rec = run(1.0, 30.0);
+        let mut own = rec
+            .series
+            .iter()
+            .find(|s| s.metric == noise::OTHERS)
+            .unwrap()
+            .clone();
+        own.metric = noise::OWN_SERVERS.into();
+        own.values = vec![25.0; own.values.len()];
+        own.median = 25.0;
+        rec.series.push(own);
+        let n = cell_noise(&rec, "blocking", "1", "fix").unwrap();
+        assert_eq!(
+            n.others, 5.0,
+            "30% others, 25% of it the listing's own server"
+        );
+        assert!(render_noise(&rec).contains("every cell ran on a quiet machine"));
     }
 }
