@@ -72,6 +72,9 @@ done
 if ! command -v oha >/dev/null 2>&1; then
     notes+=("oha is not installed: Chapter 7 runs its own generator only\n      (scripts/install-oha.sh adds it)")
 fi
+if ! command -v initdb >/dev/null 2>&1 && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+    notes+=("PostgreSQL's server is not installed: Chapter 8 cannot run\n      (Debian, Ubuntu: apt-get install postgresql; Fedora: dnf install postgresql-server postgresql-contrib)")
+fi
 if ! command -v strace >/dev/null 2>&1; then
     notes+=("strace is not installed: Chapter 4's system-call output cannot be rerun")
 fi

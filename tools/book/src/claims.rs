@@ -321,7 +321,7 @@ pub fn rehash_lock(root: &Path) -> Result<()> {
             if path.extension().is_none_or(|e| e != "json") {
                 continue;
             }
-            let Ok(mut rec) = Record::load(&path) else {
+            let Ok(rec) = Record::load(&path) else {
                 continue; // not a record (machine.toml, notes): `book check` reports those
             };
             if rec.source.is_some() {

@@ -1,0 +1,825 @@
+//! The experiments of Chapter 8, against a PostgreSQL server the run starts and
+//! removes itself: `pool_wait` (a pool smaller than the requests in flight),
+//! `held` (a connection held across an upstream call), `round_trip` and
+//! `n_plus_one` (a page of books with their authors), `sync_driver` (a synchronous
+//! client in an async handler), `fail_fast` (acquire_timeout) and `pool_size` (a
+//! pool larger than the machine).
+//!
+//! `cargo run -p ch08-database -- --help` lists the flags.
+
+use ch08_database::database::{Options, Postgres, stop_on_signal};
+use ch08_database::handlers::*;
+use ch08_database::shelf::Shelf;
+use ch08_database::sync_client::SyncClients;
+use measure::loadgen::{OpenLoop, fixed_rate};
+use measure::{Cell, Chapter, Experiment, Harness, LatencyHistogram, Measurement};
+use serde::Serialize;
+use sqlx::PgPool;
+use std::collections::HashMap;
+use std::future::Future;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+use tokio::runtime::Runtime;
+
+#[derive(clap::Args)]
+struct Extra {
+    /// Run PostgreSQL on this port of 127.0.0.1 [default: a free one]
+    #[arg(long, value_name = "PORT")]
+    pg_port: Option<u16>,
+    /// Use (and keep) this data directory, initialised if empty [default: a fresh
+    /// temporary cluster, removed at the end]
+    #[arg(long, value_name = "DIR")]
+    pg_data: Option<PathBuf>,
+}
+
+/// The setup, chosen for this machine (see `Params::for_machine`).
+#[derive(Serialize)]
+struct Params {
+    /// Tokio workers of the service: every core, shared with PostgreSQL and the
+    /// load generator.
+    workers: u32,
+    /// The bookshelf's rows.
+    authors: i32,
+    books: i32,
+    reviews: i32,
+    /// Open-loop runs offer requests for this long.
+    window_ms: u64,
+    /// `pool_wait`: requests a second, each a query that waits `db_wait_ms` in
+    /// the database, through pools of these sizes.
+    pool_rate_per_s: f64,
+    db_wait_ms: f64,
+    pool_sizes: Vec<u32>,
+    /// `held`: a pool of `held_pool` connections; each request queries, then
+    /// awaits an upstream call of `upstream_ms`.
+    held_pool: u32,
+    held_rate_per_s: f64,
+    upstream_ms: u64,
+    /// `round_trip`: `SELECT 1` this many times; `n_plus_one`: pages of these
+    /// sizes, `pages` of each.
+    round_trips: u32,
+    page_sizes: Vec<i32>,
+    pages: u32,
+    /// `sync_driver`: queries a second (each waiting `sync_wait_ms` in the
+    /// database) through `sync_connections` connections, pings a second beside
+    /// them, and a ticker every `tick_ms`.
+    sync_rate_per_s: f64,
+    sync_wait_ms: f64,
+    sync_connections: u32,
+    ping_per_s: f64,
+    tick_ms: u64,
+    /// `fail_fast`: a pool of `fail_pool`, queries waiting `fail_wait_ms`,
+    /// offered at `fail_rate_per_s`; the short acquire timeout.
+    fail_pool: u32,
+    fail_wait_ms: f64,
+    fail_rate_per_s: f64,
+    short_timeout_ms: u64,
+    /// `pool_size`: `cpu_clients` tasks send the CPU-bound query back to back
+    /// for `cpu_window_ms` through pools of these sizes.
+    cpu_pools: Vec<u32>,
+    cpu_clients: u32,
+    cpu_window_ms: u64,
+}
+
+impl Params {
+    fn for_machine(quick: bool, workers: u32) -> Params {
+        let shelf = Shelf::standard(0);
+        Params {
+            workers,
+            authors: shelf.authors,
+            books: shelf.books,
+            reviews: shelf.reviews,
+            window_ms: if quick { 300 } else { 2_000 },
+            pool_rate_per_s: 400.0,
+            db_wait_ms: 4.0,
+            pool_sizes: if quick {
+                vec![1, 8]
+            } else {
+                vec![1, 2, 4, 8, 16]
+            },
+            held_pool: 4,
+            held_rate_per_s: 500.0,
+            upstream_ms: 10,
+            round_trips: if quick { 200 } else { 2_000 },
+            page_sizes: if quick { vec![10] } else { vec![1, 10, 50] },
+            pages: if quick { 10 } else { 100 },
+            sync_rate_per_s: 300.0,
+            sync_wait_ms: 5.0,
+            sync_connections: 8,
+            ping_per_s: 600.0,
+            tick_ms: 1,
+            fail_pool: 2,
+            fail_wait_ms: 10.0,
+            fail_rate_per_s: 300.0,
+            short_timeout_ms: 50,
+            cpu_pools: if quick {
+                vec![1, 16 * workers]
+            } else {
+                vec![1, workers, 2 * workers, 4 * workers, 16 * workers]
+            },
+            cpu_clients: 16 * workers,
+            cpu_window_ms: if quick { 300 } else { 1_000 },
+        }
+    }
+
+    fn window(&self) -> Duration {
+        Duration::from_millis(self.window_ms)
+    }
+}
+
+/// What one request of an open-loop run saw.
+struct Outcome {
+    scheduled: Instant,
+    /// When the pool handed over a connection, where the handler says.
+    acquired: Option<Instant>,
+    done: Instant,
+    result: Result<(), Failure>,
+}
+
+/// Why a request got no answer.
+enum Failure {
+    /// sqlx's `PoolTimedOut`: no connection within `acquire_timeout`.
+    PoolTimedOut,
+    Other(String),
+}
+
+impl From<sqlx::Error> for Failure {
+    fn from(e: sqlx::Error) -> Failure {
+        match e {
+            sqlx::Error::PoolTimedOut => Failure::PoolTimedOut,
+            e => Failure::Other(e.to_string()),
+        }
+    }
+}
+
+/// Sends `rate × window` requests at a fixed rate, each `request(k)` spawned on the
+/// service's runtime at its scheduled time, and waits for every one.
+fn open_loop<F, Fut>(
+    rt: &Runtime,
+    rate: f64,
+    window: Duration,
+    mut request: F,
+) -> Vec<Outcome>
+where
+    F: FnMut(usize) -> Fut,
+    Fut: Future<Output = Result<Option<Instant>, Failure>> + Send + 'static,
+{
+    let n = (rate * window.as_secs_f64()).round() as usize;
+    let arrivals = fixed_rate(rate, Duration::ZERO, n, ());
+    let mut handles = Vec::with_capacity(n);
+    let start = Instant::now() + Duration::from_millis(5);
+    OpenLoop::default().run(start, &arrivals, |_, scheduled| {
+        let work = request(handles.len());
+        handles.push(rt.spawn(async move {
+            let result = work.await;
+            let done = Instant::now();
+            match result {
+                Ok(acquired) => Outcome {
+                    scheduled,
+                    acquired,
+                    done,
+                    result: Ok(()),
+                },
+                Err(f) => Outcome {
+                    scheduled,
+                    acquired: None,
+                    done,
+                    result: Err(f),
+                },
+            }
+        }));
+    });
+    rt.block_on(async {
+        let mut out = Vec::with_capacity(handles.len());
+        for h in handles {
+            out.push(h.await.expect("a request task panicked"));
+        }
+        out
+    })
+}
+
+/// Fails the cell on any failure but a pool timeout, which `allowed` says may happen.
+fn check_failures(
+    outcomes: &[Outcome],
+    timeouts_allowed: bool,
+) -> Result<(), String> {
+    for o in outcomes {
+        match &o.result {
+            Err(Failure::Other(e)) => return Err(format!("a request failed: {e}")),
+            Err(Failure::PoolTimedOut) if !timeouts_allowed => {
+                return Err("a request timed out waiting for a connection".into());
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn histogram<'a>(
+    durations: impl Iterator<Item = Duration> + 'a,
+) -> LatencyHistogram {
+    let mut h = LatencyHistogram::new();
+    durations.for_each(|d| h.record(d));
+    h
+}
+
+/// p50 and p99 of the served requests (from their scheduled time), and their rate.
+fn push_latency(m: &mut Measurement, outcomes: &[Outcome]) {
+    let served: Vec<&Outcome> =
+        outcomes.iter().filter(|o| o.result.is_ok()).collect();
+    let h = histogram(served.iter().map(|o| o.done - o.scheduled));
+    let first = outcomes.iter().map(|o| o.scheduled).min();
+    let last = served.iter().map(|o| o.done).max();
+    let span = match (first, last) {
+        (Some(f), Some(l)) => (l - f).as_secs_f64(),
+        _ => 0.0,
+    };
+    m.push("p50", "ns", h.p50_ns())
+        .push("p99", "ns", h.p99_ns())
+        .push(
+            "served_per_s",
+            "/s",
+            if span > 0.0 {
+                served.len() as f64 / span
+            } else {
+                0.0
+            },
+        );
+}
+
+/// The database's CPU over a run: per request, and as a share of one CPU.
+fn push_database_cpu(
+    m: &mut Measurement,
+    cpu: Duration,
+    wall: Duration,
+    requests: usize,
+) {
+    m.push(
+        "db_cpu_per_request",
+        "ns",
+        cpu.as_nanos() as f64 / requests.max(1) as f64,
+    )
+    .push(
+        "db_cpu_share",
+        "%",
+        100.0 * cpu.as_secs_f64() / wall.as_secs_f64().max(1e-9),
+    );
+}
+
+/// Book ids for request `k`: spread over the shelf, the same in every run.
+fn book_id(p: &Params, k: usize) -> i32 {
+    1 + ((k as i64 * 7919) % p.books as i64) as i32
+}
+
+fn check_book(
+    shelf: &Shelf,
+    got: &ch08_database::shelf::Book,
+) -> Result<(), Failure> {
+    if got.digest() == shelf.book(got.id).digest() {
+        Ok(())
+    } else {
+        Err(Failure::Other(format!(
+            "wrong answer for book {}: {got:?}",
+            got.id
+        )))
+    }
+}
+
+struct Ctx<'a> {
+    p: &'a Params,
+    pg: &'a Postgres,
+    rt: &'a Runtime,
+    shelf: Shelf,
+}
+
+impl Ctx<'_> {
+    fn pool(&self, size: u32, timeout: Option<Duration>) -> Result<PgPool, String> {
+        self.rt
+            .block_on(ch08_database::pool(&self.pg.url(), size, timeout))
+            .map_err(|e| format!("cannot open a pool of {size}: {e}"))
+    }
+
+    fn close(&self, pool: PgPool) {
+        self.rt.block_on(pool.close());
+    }
+}
+
+/// Experiment 1: a pool of `size` under `pool_rate_per_s` requests a second.
+fn pool_wait_cell(c: &Ctx, size: u32) -> Result<Measurement, String> {
+    let p = c.p;
+    let pool = c.pool(size, None)?;
+    let wait_s = p.db_wait_ms / 1e3;
+    let (cpu0, t0) = (c.pg.cpu_time(), Instant::now());
+    let outcomes = open_loop(c.rt, p.pool_rate_per_s, p.window(), |k| {
+        let (pool, shelf, id) = (pool.clone(), c.shelf, book_id(p, k));
+        async move {
+            let (book, acquired) = lookup(&pool, id, wait_s).await?;
+            check_book(&shelf, &book)?;
+            Ok(Some(acquired))
+        }
+    });
+    let (cpu, wall) = (c.pg.cpu_time().saturating_sub(cpu0), t0.elapsed());
+    c.close(pool);
+    check_failures(&outcomes, false)?;
+    let waited: Duration = outcomes
+        .iter()
+        .map(|o| o.acquired.unwrap() - o.scheduled)
+        .sum();
+    let total: Duration = outcomes.iter().map(|o| o.done - o.scheduled).sum();
+    let mut m = Measurement::new();
+    push_latency(&mut m, &outcomes);
+    m.push(
+        "acquire_p50",
+        "ns",
+        histogram(outcomes.iter().map(|o| o.acquired.unwrap() - o.scheduled))
+            .p50_ns(),
+    )
+    .push(
+        "query_p50",
+        "ns",
+        histogram(outcomes.iter().map(|o| o.done - o.acquired.unwrap())).p50_ns(),
+    )
+    .push(
+        "acquire_share",
+        "%",
+        100.0 * waited.as_secs_f64() / total.as_secs_f64(),
+    );
+    push_database_cpu(&mut m, cpu, wall, outcomes.len());
+    Ok(m)
+}
+
+/// Experiment 2: the connection held across the upstream call, or returned first.
+fn held_cell(c: &Ctx, variant: &str) -> Result<Measurement, String> {
+    let p = c.p;
+    let pool = c.pool(p.held_pool, None)?;
+    let upstream = Duration::from_millis(p.upstream_ms);
+    let held = variant == "held";
+    let outcomes = open_loop(c.rt, p.held_rate_per_s, p.window(), |k| {
+        let (pool, shelf, id) = (pool.clone(), c.shelf, book_id(p, k));
+        async move {
+            let book = if held {
+                book_then_upstream_held(&pool, id, upstream).await?
+            } else {
+                book_then_upstream_released(&pool, id, upstream).await?
+            };
+            check_book(&shelf, &book)?;
+            Ok(None)
+        }
+    });
+    c.close(pool);
+    check_failures(&outcomes, false)?;
+    let mut m = Measurement::new();
+    push_latency(&mut m, &outcomes);
+    Ok(m)
+}
+
+/// `SELECT 1` on one connection, or through a pool of one (acquire included).
+fn round_trip_cell(c: &Ctx, variant: &str) -> Result<Measurement, String> {
+    let pool = c.pool(1, None)?;
+    let n = c.p.round_trips;
+    let via_pool = variant == "pool";
+    let h = c.rt.block_on(async {
+        let mut conn = (!via_pool).then_some(pool.acquire().await?);
+        let mut h = LatencyHistogram::new();
+        for _ in 0..n {
+            let t = Instant::now();
+            let one: i32 = match conn.as_mut() {
+                Some(conn) => {
+                    sqlx::query_scalar("SELECT 1")
+                        .fetch_one(&mut **conn)
+                        .await?
+                }
+                None => sqlx::query_scalar("SELECT 1").fetch_one(&pool).await?,
+            };
+            h.record(t.elapsed());
+            if one != 1 {
+                return Err(sqlx::Error::Protocol(
+                    "SELECT 1 answered something else".into(),
+                ));
+            }
+        }
+        Ok::<_, sqlx::Error>(h)
+    });
+    c.close(pool);
+    let h = h.map_err(|e| e.to_string())?;
+    let mut m = Measurement::new();
+    m.push("rtt_p50", "ns", h.p50_ns())
+        .push("rtt_p99", "ns", h.p99_ns());
+    Ok(m)
+}
+
+/// Experiment 3: `pages` pages of `n` books, one after another on one connection.
+fn n_plus_one_cell(c: &Ctx, n: i32, variant: &str) -> Result<Measurement, String> {
+    let p = c.p;
+    let pool = c.pool(1, None)?;
+    let shelf = c.shelf;
+    let result = c.rt.block_on(async {
+        let mut conn = pool.acquire().await?;
+        let page = |first: i32| -> Vec<ch08_database::shelf::Book> {
+            (first..first + n).map(|id| shelf.book(id)).collect()
+        };
+        let mut h = LatencyHistogram::new();
+        let run = async |conn: &mut sqlx::PgConnection, first: i32| match variant {
+            "n_plus_one" => page_n_plus_one(conn, first, n).await,
+            "any" => page_any(conn, first, n).await,
+            _ => page_join(conn, first, n).await,
+        };
+        run(&mut conn, 1).await?; // prepares the statements on this connection
+        let calls0 = statement_calls(&mut conn).await?;
+        let cpu0 = c.pg.cpu_time();
+        for k in 0..p.pages {
+            let first = 1 + ((k as i64 * 997) % (p.books - n) as i64) as i32;
+            let t = Instant::now();
+            let digest = run(&mut conn, first).await?;
+            h.record(t.elapsed());
+            if digest != ch08_database::shelf::page_digest(&page(first)) {
+                return Err(sqlx::Error::Protocol(format!(
+                    "wrong page at book {first}"
+                )));
+            }
+        }
+        let cpu = c.pg.cpu_time().saturating_sub(cpu0);
+        let calls = statement_calls(&mut conn).await? - calls0 - 1; // the count query itself
+        Ok::<_, sqlx::Error>((h, cpu, calls))
+    });
+    c.close(pool);
+    let (h, cpu, calls) = result.map_err(|e| e.to_string())?;
+    let mut m = Measurement::new();
+    m.push("page_p50", "ns", h.p50_ns())
+        .push("page_p99", "ns", h.p99_ns())
+        .push("queries_per_page", "count", calls as f64 / p.pages as f64)
+        .push(
+            "db_cpu_per_page",
+            "ns",
+            cpu.as_nanos() as f64 / p.pages as f64,
+        );
+    Ok(m)
+}
+
+/// Statements this database has run so far, from pg_stat_statements.
+async fn statement_calls(
+    conn: &mut sqlx::PgConnection,
+) -> Result<i64, sqlx::Error> {
+    sqlx::query_scalar(
+        "SELECT coalesce(sum(calls), 0)::int8 FROM pg_stat_statements \
+         WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())",
+    )
+    .fetch_one(conn)
+    .await
+}
+
+// ANCHOR: tick_lag
+/// Wakes every `period` and records how late each tick ran: a worker held by a
+/// blocking call shows here first.
+async fn tick_lag(period: Duration, stop: Arc<AtomicBool>) -> LatencyHistogram {
+    let mut lag = LatencyHistogram::new();
+    let mut next = Instant::now() + period;
+    while !stop.load(Ordering::Relaxed) {
+        tokio::time::sleep_until(next.into()).await;
+        lag.record(Instant::now().saturating_duration_since(next));
+        next += period;
+    }
+    lag
+}
+// ANCHOR_END: tick_lag
+
+/// Experiment 4: queries through the synchronous client (three ways) or sqlx, with
+/// pings and a ticker beside them.
+fn sync_driver_cell(c: &Ctx, variant: &str) -> Result<Measurement, String> {
+    let p = c.p;
+    let url = c.pg.url();
+    let (clients, threads) =
+        SyncClients::connect(&url, p.sync_connections as usize)?;
+    let pool = c.pool(p.sync_connections, None)?;
+    let wait_s = p.sync_wait_ms / 1e3;
+    let stop = Arc::new(AtomicBool::new(false));
+    let ticker =
+        c.rt.spawn(tick_lag(Duration::from_millis(p.tick_ms), stop.clone()));
+    // Every `per` arrivals, one is a query and the rest are pings.
+    let pings = (p.ping_per_s / p.sync_rate_per_s).round() as usize;
+    if pings == 0 || pings as f64 * p.sync_rate_per_s != p.ping_per_s {
+        return Err("ping_per_s must be a whole multiple of sync_rate_per_s".into());
+    }
+    let per = pings + 1;
+    let rate = p.sync_rate_per_s * per as f64;
+    let variant = variant.to_string();
+    let outcomes = open_loop(c.rt, rate, p.window(), |k| {
+        let (clients, pool, shelf, id) =
+            (clients.clone(), pool.clone(), c.shelf, book_id(p, k));
+        let (query, variant) = (k % per == 0, variant.clone());
+        async move {
+            if !query {
+                return Ok(None); // a ping: it only has to be run
+            }
+            let book = match variant.as_str() {
+                "sync_on_worker" => book_sync_on_worker(&clients, id, wait_s).await,
+                "sync_block_in_place" => {
+                    book_sync_block_in_place(&clients, id, wait_s).await
+                }
+                "sync_spawn_blocking" => {
+                    book_sync_spawn_blocking(&clients, id, wait_s).await
+                }
+                _ => book_sqlx(&pool, id, wait_s).await,
+            }
+            .map_err(Failure::Other)?;
+            check_book(&shelf, &book)?;
+            Ok(Some(Instant::now()))
+        }
+    });
+    stop.store(true, Ordering::Relaxed);
+    let ticks = c.rt.block_on(ticker).map_err(|e| e.to_string())?;
+    c.close(pool);
+    drop(clients);
+    threads.join();
+    check_failures(&outcomes, false)?;
+    let (queries, pings): (Vec<&Outcome>, Vec<&Outcome>) =
+        outcomes.iter().partition(|o| o.acquired.is_some());
+    let q = histogram(queries.iter().map(|o| o.done - o.scheduled));
+    let g = histogram(pings.iter().map(|o| o.done - o.scheduled));
+    let mut m = Measurement::new();
+    m.push("query_p50", "ns", q.p50_ns())
+        .push("query_p99", "ns", q.p99_ns())
+        .push("ping_p50", "ns", g.p50_ns())
+        .push("ping_p99", "ns", g.p99_ns())
+        .push("tick_lag_p99", "ns", ticks.p99_ns())
+        .push("tick_lag_max", "ns", ticks.max_ns());
+    Ok(m)
+}
+
+/// Experiment 5: an exhausted pool, with a short acquire timeout or sqlx's default.
+fn fail_fast_cell(c: &Ctx, variant: &str) -> Result<Measurement, String> {
+    let p = c.p;
+    let timeout = (variant == "timeout_short")
+        .then(|| Duration::from_millis(p.short_timeout_ms));
+    let (pool, opened) =
+        c.rt.block_on(ch08_database::counting_pool(
+            &c.pg.url(),
+            p.fail_pool,
+            timeout,
+        ))
+        .map_err(|e| format!("cannot open a pool of {}: {e}", p.fail_pool))?;
+    let wait_s = p.fail_wait_ms / 1e3;
+    let outcomes = open_loop(c.rt, p.fail_rate_per_s, p.window(), |k| {
+        let (pool, shelf, id) = (pool.clone(), c.shelf, book_id(p, k));
+        async move {
+            let (book, acquired) = lookup(&pool, id, wait_s).await?;
+            check_book(&shelf, &book)?;
+            Ok(Some(acquired))
+        }
+    });
+    c.close(pool);
+    check_failures(&outcomes, true)?;
+    let failed: Vec<&Outcome> =
+        outcomes.iter().filter(|o| o.result.is_err()).collect();
+    let mut m = Measurement::new();
+    push_latency(&mut m, &outcomes);
+    m.push(
+        "connections_opened",
+        "count",
+        opened.load(Ordering::Relaxed) as f64,
+    )
+    .push(
+        "timed_out",
+        "%",
+        100.0 * failed.len() as f64 / outcomes.len() as f64,
+    );
+    if !failed.is_empty() {
+        let to_error = histogram(failed.iter().map(|o| o.done - o.scheduled));
+        m.push("failed_p99", "ns", to_error.p99_ns());
+    }
+    Ok(m)
+}
+
+/// Experiment 6: `cpu_clients` tasks send the CPU-bound query back to back through
+/// a pool of `size`.
+fn pool_size_cell(c: &Ctx, size: u32) -> Result<Measurement, String> {
+    let p = c.p;
+    let pool = c.pool(size, None)?;
+    let expected: Vec<(i64, i64)> =
+        (1..=5).map(|min| c.shelf.stars_at_least(min)).collect();
+    let expected = Arc::new(expected);
+    let window = Duration::from_millis(p.cpu_window_ms);
+    let (cpu0, t0) = (c.pg.cpu_time(), Instant::now());
+    let result = c.rt.block_on(async {
+        let mut tasks = tokio::task::JoinSet::new();
+        for client in 0..p.cpu_clients {
+            let (pool, expected) = (pool.clone(), expected.clone());
+            tasks.spawn(async move {
+                let mut h = LatencyHistogram::new();
+                let mut k = client as usize;
+                while t0.elapsed() < window {
+                    let min = 1 + (k % 5) as i32;
+                    let t = Instant::now();
+                    let got = stars_at_least(&pool, min)
+                        .await
+                        .map_err(|e| e.to_string())?;
+                    h.record(t.elapsed());
+                    if got != expected[k % 5] {
+                        return Err(format!(
+                            "wrong answer for stars >= {min}: {got:?}"
+                        ));
+                    }
+                    k += 1;
+                }
+                Ok::<_, String>(h)
+            });
+        }
+        let mut all = LatencyHistogram::new();
+        while let Some(r) = tasks.join_next().await {
+            all.merge(&r.map_err(|e| e.to_string())??);
+        }
+        Ok::<_, String>(all)
+    });
+    let (cpu, wall) = (c.pg.cpu_time().saturating_sub(cpu0), t0.elapsed());
+    c.close(pool);
+    let h = result?;
+    let mut m = Measurement::new();
+    m.push("queries_per_s", "/s", h.len() as f64 / wall.as_secs_f64())
+        .push("p50", "ns", h.p50_ns())
+        .push("p99", "ns", h.p99_ns());
+    push_database_cpu(&mut m, cpu, wall, h.len() as usize);
+    Ok(m)
+}
+
+/// The server's CPU since `before`, in percent of one core, counted as the noise
+/// sampler counts other processes (`measure::noise`): each process alive now, from
+/// its reading in `before` or from zero if it started since. The sampler covers at
+/// least its last half second, so for a shorter cell the two windows differ.
+fn own_servers_share(
+    pg: &Postgres,
+    before: &HashMap<u32, u64>,
+    t0: Instant,
+) -> f64 {
+    // SAFETY: sysconf has no preconditions.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
+    let ticks: u64 = pg
+        .ticks_by_process()
+        .iter()
+        .map(|(pid, now)| now.saturating_sub(before.get(pid).copied().unwrap_or(0)))
+        .sum();
+    100.0 * ticks as f64 / hz / t0.elapsed().as_secs_f64()
+}
+
+const CHAPTER: Chapter = Chapter {
+    name: "ch08-database",
+    title: "A database behind the service",
+    about: "Starts a PostgreSQL server of its own (a fresh cluster in a temporary directory, \
+            127.0.0.1 only, removed at the end) and measures sqlx's pool: waiting for a \
+            connection, a connection held across an await, N+1 round trips, a synchronous \
+            driver in a handler, acquire_timeout, and pools larger than the machine.",
+    listing_dir: env!("CARGO_MANIFEST_DIR"),
+    crates: &["tokio", "sqlx", "sqlx-postgres", "postgres"],
+    headline: &[
+        "p50",
+        "p99",
+        "acquire_share",
+        "served_per_s",
+        "page_p50",
+        "queries_per_page",
+        "ping_p99",
+        "timed_out",
+        "queries_per_s",
+        "rtt_p50",
+    ],
+    full_reps: 5,
+};
+
+fn main() {
+    let (mut h, extra) = Harness::start_with::<Extra>(CHAPTER);
+    let p =
+        Params::for_machine(h.cli().quick, h.cli().workers.unwrap_or(h.cores()));
+    h.params(&p);
+    let options = Options {
+        port: extra.pg_port,
+        data: extra.pg_data,
+        // The largest pool, and room for the listing's other connections.
+        max_connections: p.cpu_pools.iter().copied().max().unwrap_or(0).max(80)
+            + 20,
+    };
+    stop_on_signal(); // first: an interrupted start cleans up too
+    let pg = match Postgres::start(&options) {
+        Ok(pg) => pg,
+        Err(e) => {
+            eprintln!("error: {e}\nnothing was saved");
+            std::process::exit(1);
+        }
+    };
+    println!(
+        "PostgreSQL {} on 127.0.0.1:{} (pid {}, data {})",
+        pg.version(),
+        pg.port(),
+        pg.pid(),
+        pg.data_dir().display()
+    );
+    h.derived("postgres_version", pg.version());
+    let code = run(h, &p, &pg);
+    if let Err(e) = pg.stop() {
+        eprintln!("warning: {e}");
+    }
+    std::process::exit(code);
+}
+
+fn run(h: Harness, p: &Params, pg: &Postgres) -> i32 {
+    let rt = match measure::runtime(p.workers) {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 1;
+        }
+    };
+    let shelf = Shelf::standard(h.cli().seed() as i32 & 0xffff);
+    let filled = rt.block_on(async {
+        let mut conn =
+            <sqlx::PgConnection as sqlx::Connection>::connect(&pg.url()).await?;
+        shelf.create(&mut conn).await
+    });
+    if let Err(e) = filled {
+        eprintln!("error: cannot fill the bookshelf: {e}\nnothing was saved");
+        return 1;
+    }
+    let c = Ctx {
+        p,
+        pg,
+        rt: &rt,
+        shelf,
+    };
+    let c = &c;
+    // The server's CPU is the system under test's: the noise figures leave it out.
+    let own = |cell: Result<Measurement, String>,
+               (before, t0): (HashMap<u32, u64>, Instant)| {
+        let mut m = cell?;
+        m.push(
+            records::noise::OWN_SERVERS,
+            "%",
+            own_servers_share(pg, &before, t0),
+        );
+        Ok(m)
+    };
+    let mark = || (pg.ticks_by_process(), Instant::now());
+    let size = |cell: &Cell| {
+        cell.case
+            .parse::<u32>()
+            .map_err(|_| "a pool size".to_string())
+    };
+    h.run_returning(vec![
+        Experiment::new("pool_wait", Cell::grid(&p.pool_sizes, ["lookup"]), |cell, _| {
+            let m = mark();
+            own(size(cell).and_then(|n| pool_wait_cell(c, n)), m)
+        })
+        .shaped_by(measure::fields!(p => workers, window_ms, pool_rate_per_s, db_wait_ms, pool_sizes)),
+        Experiment::new("held", Cell::grid([p.held_pool], ["held", "released"]), |cell, _| {
+            let m = mark();
+            own(held_cell(c, &cell.variant), m)
+        })
+        .shaped_by(measure::fields!(p => workers, window_ms, held_pool, held_rate_per_s, upstream_ms)),
+        Experiment::new("round_trip", Cell::grid(["select_1"], ["connection", "pool"]), |cell, _| {
+            let m = mark();
+            own(round_trip_cell(c, &cell.variant), m)
+        })
+        .shaped_by(measure::fields!(p => workers, round_trips)),
+        Experiment::new(
+            "n_plus_one",
+            Cell::grid(&p.page_sizes, ["n_plus_one", "any", "join"]),
+            |cell, _| {
+                let n: i32 = cell.case.parse().map_err(|_| "a page size".to_string())?;
+                let m = mark();
+                own(n_plus_one_cell(c, n, &cell.variant), m)
+            },
+        )
+        .shaped_by(measure::fields!(p => workers, page_sizes, pages, books))
+        // Pages of a few hundred microseconds move with the machine's other work: ten
+        // repetitions for a ratio between them.
+        .repetitions(10),
+        Experiment::new(
+            "sync_driver",
+            Cell::grid(
+                [p.sync_rate_per_s],
+                ["sqlx", "sync_on_worker", "sync_block_in_place", "sync_spawn_blocking"],
+            ),
+            |cell, _| {
+                let m = mark();
+                own(sync_driver_cell(c, &cell.variant), m)
+            },
+        )
+        .shaped_by(measure::fields!(p => workers, window_ms, sync_rate_per_s, sync_wait_ms, sync_connections, ping_per_s, tick_ms))
+        // A blocked worker's effect on a tail depends on when the queries land: ten repetitions.
+        .repetitions(10),
+        Experiment::new(
+            "fail_fast",
+            Cell::grid([p.fail_rate_per_s], ["timeout_short", "timeout_default"]),
+            |cell, _| {
+                let m = mark();
+                own(fail_fast_cell(c, &cell.variant), m)
+            },
+        )
+        .shaped_by(measure::fields!(p => workers, window_ms, fail_pool, fail_wait_ms, fail_rate_per_s, short_timeout_ms)),
+        Experiment::new("pool_size", Cell::grid(&p.cpu_pools, ["stars"]), |cell, _| {
+            let m = mark();
+            own(size(cell).and_then(|n| pool_size_cell(c, n)), m)
+        })
+        .shaped_by(measure::fields!(p => workers, cpu_pools, cpu_clients, cpu_window_ms, reviews))
+        // The CPUs are shared with the service and the clients: ten repetitions.
+        .repetitions(10),
+    ])
+}
