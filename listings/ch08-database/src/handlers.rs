@@ -2,8 +2,10 @@
 //! fix. Each returns what a response would carry (a digest of its rows, checked by
 //! the caller) and, where the experiment splits it, when it got its connection.
 
-use crate::shelf::{BOOK, BOOK_AFTER_WAIT, Book, STARS_AT_LEAST, page_digest};
-use crate::sync_client::SyncClients;
+use ch08_database::shelf::{
+    BOOK, BOOK_AFTER_WAIT, Book, STARS_AT_LEAST, page_digest,
+};
+use ch08_database::sync_client::SyncClients;
 use sqlx::postgres::PgRow;
 use sqlx::{PgConnection, PgPool, Row};
 use std::time::{Duration, Instant};
