@@ -603,6 +603,9 @@ fn for_each_server_process(
     pid: u32,
     mut visit: impl FnMut(u32, bool, &dyn Fn(usize) -> u64),
 ) {
+    if pid == 0 {
+        return; // no server (yet)
+    }
     for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
         let Some(p) = entry
             .file_name()
