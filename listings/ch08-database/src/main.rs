@@ -777,7 +777,9 @@ fn run(h: Harness, p: &Params, pg: &Postgres) -> i32 {
             let m = mark();
             own(round_trip_cell(c, &cell.variant), m)
         })
-        .shaped_by(measure::fields!(p => workers, round_trips)),
+        .shaped_by(measure::fields!(p => workers, round_trips))
+        // A cell lasts a fraction of a second: twenty repetitions for a ratio of two.
+        .repetitions(20),
         Experiment::new(
             "n_plus_one",
             Cell::grid(&p.page_sizes, ["n_plus_one", "any", "join"]),
