@@ -186,10 +186,14 @@ pub fn print(root: &Path, paper: Paper, build: bool) -> Result<PathBuf> {
 }
 
 fn print_to_pdf(browser: &str, page: &Path, out: &Path) -> Result<()> {
-    // Headless Chromium now and then exits 0 without writing the file: try again, each time
-    // with a fresh profile, before calling it a failure.
+    // Headless Chromium now and then exits 0 without writing the file, several times in a row
+    // (three quick failures in one run of scripts/test.sh, then success alone): try again, each
+    // time with a fresh profile and after a pause, before calling it a failure.
     let mut last = Ok(());
-    for _ in 0..3 {
+    for attempt in 0..5 {
+        if attempt > 0 {
+            std::thread::sleep(std::time::Duration::from_secs(3));
+        }
         last = print_once(browser, page, out);
         if last.is_ok() {
             break;
