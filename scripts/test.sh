@@ -97,27 +97,33 @@ quick_listings() {
 }
 
 # An exercise's starting point (a listing's `start` feature) must fail its test, and fail it as a
-# test: a start that passes, or that does not compile, is a broken exercise.
+# test: a start that passes, or that does not compile, is a broken exercise. One cargo command
+# builds and runs them all (built one package at a time, each resolved its dependencies' features
+# anew: minutes on two cores); each package has one `exercise` test binary, so every one of them
+# must report FAILED and none ok.
 exercise_starts_fail() {
-    local ok=0
+    local pkgs=() feats=() names=()
     for manifest in listings/*/Cargo.toml course/crates/*/Cargo.toml; do
         grep -q '^start = \[\]' "$manifest" || continue
-        local name out
+        local name
         name=$(basename "$(dirname "$manifest")")
-        out=$(cargo test -q -p "$name" --features start --test exercise 2>&1)
-        if [ $? -eq 0 ]; then
-            echo "$name: the exercise's starting point passes its test"
-            ok=1
-        elif ! grep -q "^test result: FAILED" <<<"$out"; then
-            echo "$name: the exercise's starting point does not get as far as its test:"
-            echo "$out" | tail -n 20
-            ok=1
-        else
-            echo "$name: the starting point fails its test, as it should:"
-            grep -A1 -m1 "panicked at" <<<"$out" || true
-        fi
+        names+=("$name")
+        pkgs+=(-p "$name")
+        feats+=("$name/start")
     done
-    return $ok
+    local out failed passed
+    out=$(cargo test -q "${pkgs[@]}" --features "$(IFS=,; echo "${feats[*]}")" --test exercise --no-fail-fast 2>&1)
+    failed=$(grep -c "^test result: FAILED" <<<"$out")
+    passed=$(grep -c "^test result: ok" <<<"$out")
+    if [ "$failed" -eq "${#names[@]}" ] && [ "$passed" -eq 0 ]; then
+        echo "the starting points of ${names[*]} fail their tests, as they should:"
+        grep "panicked at" <<<"$out" | sed 's/^thread /  /'
+        return 0
+    fi
+    echo "${#names[@]} exercises (${names[*]}): $failed starting points fail their test, $passed pass it;" \
+        "each must fail, as a test (a start that passes, or does not compile, is a broken exercise):"
+    echo "$out" | grep -v "^\s*[0-9]*: \|^\s*at " | tail -n 40
+    return 1
 }
 
 # The PDF of the book as built, checked: without poppler-utils it would print unchecked, so here
