@@ -11,6 +11,8 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+pub mod rustlings;
+
 /// One "fix it" exercise.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -26,6 +28,17 @@ pub struct Exercise {
     pub edit: String,
     /// The integration test that checks it, run with `--features start`.
     pub test: String,
+    /// The solution: a file of the crate (`src/exercise/solution.rs`), left out of the student's
+    /// copy, or an anchored part of one (`src/lanes.rs#permit_in_job`) when the solution is also
+    /// one of the chapter's measured variants.
+    pub solution: String,
+    /// The part of `edit` the exercise is about, by its anchor, when the file holds more.
+    #[serde(default)]
+    pub start_anchor: Option<String>,
+    /// The test the rustlings exercise runs, when `test` reaches the exercise's function through
+    /// more of the listing than one file can hold (default: `test`).
+    #[serde(default)]
+    pub rustlings_test: Option<String>,
     pub hints: Vec<String>,
 }
 
@@ -88,6 +101,109 @@ impl Exercise {
             None => root.join("listings").join(&self.chapter),
         }
     }
+
+    /// The package's name, as Rust code names it (`ch04_fs`).
+    pub fn crate_ident(&self, root: &Path) -> Result<String> {
+        let path = self.crate_dir(root).join("Cargo.toml");
+        let text = std::fs::read_to_string(&path).with_context(|| path.display().to_string())?;
+        let m: toml::Table = toml::from_str(&text).with_context(|| path.display().to_string())?;
+        let name = m
+            .get("package")
+            .and_then(|p| p.get("name"))
+            .and_then(|n| n.as_str());
+        Ok(name.context("no [package] name")?.replace('-', "_"))
+    }
+
+    fn read(&self, root: &Path, file: &str) -> Result<String> {
+        let path = self.crate_dir(root).join(file);
+        std::fs::read_to_string(&path).with_context(|| path.display().to_string())
+    }
+
+    /// The solution's file and anchor: `("src/lanes.rs", Some("permit_in_job"))`.
+    fn solution_parts(&self) -> (&str, Option<&str>) {
+        match self.solution.split_once('#') {
+            Some((file, anchor)) => (file, Some(anchor)),
+            None => (&self.solution, None),
+        }
+    }
+
+    /// The file holding the solution, when the whole file is the solution (left out of copies).
+    pub fn solution_file(&self) -> Option<&str> {
+        match self.solution_parts() {
+            (file, None) => Some(file),
+            _ => None,
+        }
+    }
+
+    /// The code the student starts from: `edit`, or its anchored part.
+    pub fn start_code(&self, root: &Path) -> Result<String> {
+        let text = self.read(root, &self.edit)?;
+        match &self.start_anchor {
+            Some(anchor) => anchored(&text, anchor).with_context(|| self.edit.clone()),
+            None => Ok(text),
+        }
+    }
+
+    /// The solution's code, its function named as the start's (an anchored solution is a
+    /// variant of the chapter with a name of its own).
+    pub fn solution_code(&self, root: &Path) -> Result<String> {
+        let (file, anchor) = self.solution_parts();
+        let text = self.read(root, file)?;
+        let Some(anchor) = anchor else {
+            return Ok(text);
+        };
+        let code = anchored(&text, anchor).with_context(|| file.to_string())?;
+        let start = self.start_code(root)?;
+        let (from, to) = (public_fns(&code), public_fns(&start));
+        let (Some(from), Some(to)) = (from.first(), to.first()) else {
+            bail!("{}: no `pub fn` in the start or the solution", self.name);
+        };
+        Ok(code.replacen(&format!("fn {from}"), &format!("fn {to}"), 1))
+    }
+
+    /// The edited file as solved: the solution in place of the start.
+    pub fn solved_file(&self, root: &Path) -> Result<String> {
+        let solution = self.solution_code(root)?;
+        match &self.start_anchor {
+            Some(_) => {
+                let text = self.read(root, &self.edit)?;
+                Ok(text.replacen(&self.start_code(root)?, &solution, 1))
+            }
+            None => Ok(solution),
+        }
+    }
+}
+
+/// The lines between `// ANCHOR: name` and `// ANCHOR_END: name`.
+pub fn anchored(text: &str, name: &str) -> Result<String> {
+    let start = format!("// ANCHOR: {name}");
+    let end = format!("// ANCHOR_END: {name}");
+    let mut lines = text.lines().skip_while(|l| l.trim() != start);
+    if lines.next().is_none() {
+        bail!("no `{start}`");
+    }
+    let mut out = String::new();
+    for line in lines {
+        if line.trim() == end {
+            return Ok(out);
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    bail!("no `{end}`")
+}
+
+/// The names of the public functions a piece of code defines at its top level.
+pub fn public_fns(code: &str) -> Vec<String> {
+    code.lines()
+        .filter_map(|l| {
+            let rest = l
+                .strip_prefix("pub async fn ")
+                .or(l.strip_prefix("pub fn "))?;
+            let end = rest.find(|c: char| !(c.is_alphanumeric() || c == '_'))?;
+            Some(rest[..end].to_string())
+        })
+        .collect()
 }
 
 /// The exercise called `name`, or an error that lists the names there are.
@@ -116,8 +232,9 @@ pub fn edited_file(root: &Path, e: &Exercise) -> PathBuf {
     copy_dir(root, e).join(&e.edit)
 }
 
-/// (Re)creates the student's copy from the listing: every file but build output, the manifest
-/// made standalone. Whatever the copy held is replaced.
+/// (Re)creates the student's copy from the listing: every file but build output and the
+/// solution, the manifest made standalone, `start` on by default. Whatever the copy held is
+/// replaced.
 pub fn make_copy(root: &Path, e: &Exercise) -> Result<PathBuf> {
     let from = e.crate_dir(root);
     let to = copy_dir(root, e);
@@ -125,18 +242,63 @@ pub fn make_copy(root: &Path, e: &Exercise) -> Result<PathBuf> {
         std::fs::remove_dir_all(&to).with_context(|| to.display().to_string())?;
     }
     copy_tree(&from, &to)?;
+    if let Some(solution) = e.solution_file() {
+        leave_out_solution(&to, solution)?;
+    }
     let manifest = std::fs::read_to_string(from.join("Cargo.toml"))?;
     let workspace = std::fs::read_to_string(root.join("Cargo.toml"))?;
-    std::fs::write(
-        to.join("Cargo.toml"),
-        standalone_manifest(&manifest, &workspace, root)?,
-    )?;
+    let mut standalone: toml::Table =
+        toml::from_str(&standalone_manifest(&manifest, &workspace, root)?)?;
+    start_by_default(&mut standalone);
+    std::fs::write(to.join("Cargo.toml"), toml::to_string(&standalone)?)?;
     for shared in ["Cargo.lock", "rust-toolchain.toml"] {
         if root.join(shared).is_file() {
             std::fs::copy(root.join(shared), to.join(shared))?;
         }
     }
     Ok(to)
+}
+
+/// Deletes the copy's solution file and builds its module only without `start`, which the copy
+/// always has: `pub mod solution;` in the module above it.
+fn leave_out_solution(copy: &Path, solution: &str) -> Result<()> {
+    let file = copy.join(solution);
+    let stem = file
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .context("solution file name")?;
+    let dir = file.parent().context("solution's folder")?;
+    let parents = match dir.file_name().and_then(|n| n.to_str()) {
+        Some("src") => vec![dir.join("lib.rs")],
+        Some(module) => vec![
+            dir.join("mod.rs"),
+            dir.with_file_name(format!("{module}.rs")),
+        ],
+        None => bail!("{solution}: not under src/"),
+    };
+    let declaration = format!("pub mod {stem};");
+    for parent in parents.iter().filter(|p| p.is_file()) {
+        let text = std::fs::read_to_string(parent)?;
+        if text.lines().any(|l| l == declaration) {
+            let gated = format!(
+                "// Your copy holds the start only: the solution is in the book.\n#[cfg(not(feature = \"start\"))]\n{declaration}"
+            );
+            std::fs::write(parent, text.replacen(&declaration, &gated, 1))?;
+            std::fs::remove_file(&file).with_context(|| file.display().to_string())?;
+            return Ok(());
+        }
+    }
+    bail!("no `{declaration}` beside {solution} to leave the solution out of the copy")
+}
+
+/// The copy builds the start without being asked (`cargo test` in it tests what you edit).
+fn start_by_default(manifest: &mut toml::Table) {
+    let features = manifest
+        .entry("features")
+        .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+    if let Some(features) = features.as_table_mut() {
+        features.insert("default".into(), toml::Value::Array(vec!["start".into()]));
+    }
 }
 
 fn copy_tree(from: &Path, to: &Path) -> Result<()> {
@@ -177,10 +339,16 @@ pub fn standalone_manifest(listing: &str, workspace: &str, root: &Path) -> Resul
             }
         }
     }
-    for section in ["dependencies", "dev-dependencies", "build-dependencies"] {
-        let Some(table) = m.get_mut(section).and_then(|t| t.as_table_mut()) else {
-            continue;
-        };
+    // Every dependency table: the package's own and each `[target.'cfg(...)'.*]` one.
+    let mut targets = m.remove("target");
+    let platforms = targets.as_mut().and_then(|t| t.as_table_mut());
+    let target_tables = platforms.into_iter().flat_map(|t| t.iter_mut());
+    let target_tables = target_tables.filter_map(|(_, p)| p.as_table_mut());
+    let mut tables = dependency_tables(&mut m);
+    for platform in target_tables {
+        tables.extend(dependency_tables(platform));
+    }
+    for table in tables {
         for (name, spec) in table.iter_mut() {
             if inherits(spec) {
                 let pinned = deps
@@ -190,8 +358,27 @@ pub fn standalone_manifest(listing: &str, workspace: &str, root: &Path) -> Resul
             }
         }
     }
+    if let Some(targets) = targets {
+        m.insert("target".into(), targets);
+    }
+    if let Some(lints) = m.get("lints")
+        && inherits(lints)
+    {
+        bail!("`[lints] workspace = true` is not written in yet: give the copy its lints");
+    }
     m.insert("workspace".into(), toml::Value::Table(toml::Table::new()));
     Ok(toml::to_string(&m)?)
+}
+
+const DEPENDENCY_TABLES: [&str; 3] = ["dependencies", "dev-dependencies", "build-dependencies"];
+
+/// The `[dependencies]`, `[dev-dependencies]` and `[build-dependencies]` of a manifest or of one
+/// of its `[target.'cfg(...)']` tables.
+fn dependency_tables(t: &mut toml::Table) -> Vec<&mut toml::Table> {
+    t.iter_mut()
+        .filter(|(k, _)| DEPENDENCY_TABLES.contains(&k.as_str()))
+        .filter_map(|(_, v)| v.as_table_mut())
+        .collect()
 }
 
 fn inherits(v: &toml::Value) -> bool {
@@ -249,6 +436,10 @@ pub enum Status {
     NotStarted,
     /// Edited since the last check (or never checked).
     Changed,
+    /// The copy's code has a compile error.
+    DoesNotCompile,
+    /// Cargo could not build the copy for another reason (its manifest, a dependency).
+    CouldNotBuild,
     Failing,
     Passing,
 }
@@ -258,6 +449,8 @@ impl Status {
         match self {
             Status::NotStarted => "not started",
             Status::Changed => "changed, not checked",
+            Status::DoesNotCompile => "does not compile",
+            Status::CouldNotBuild => "could not build",
             Status::Failing => "failing",
             Status::Passing => "passing",
         }
@@ -276,6 +469,9 @@ pub struct Progress {
 pub struct Checked {
     pub passed: bool,
     pub file: String,
+    /// Why the test did not run, when it did not (progress files of older runners lack it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_built: Option<Status>,
 }
 
 impl Progress {
@@ -310,13 +506,11 @@ impl Progress {
         };
         let start = std::fs::read_to_string(e.crate_dir(root).join(&e.edit))?;
         Ok(match self.checked.get(&e.name) {
-            Some(c) if c.file == now => {
-                if c.passed {
-                    Status::Passing
-                } else {
-                    Status::Failing
-                }
-            }
+            Some(c) if c.file == now => match (c.passed, c.not_built) {
+                (true, _) => Status::Passing,
+                (false, Some(why)) => why,
+                (false, None) => Status::Failing,
+            },
             _ if now == start => Status::NotStarted,
             _ => Status::Changed,
         })
@@ -389,6 +583,40 @@ tokio = { workspace = true, features = ["test-util"] }
         assert_eq!(features.len(), 3, "{features:?}");
         assert!(m.contains_key("workspace") && m.contains_key("features"));
         assert!(!out.contains("workspace = true"), "{out}");
+    }
+
+    #[test]
+    fn a_target_specific_dependency_table_gets_the_workspace_settings_too() {
+        let workspace =
+            "[workspace]\n[workspace.dependencies]\nio-uring = \"=0.7.11\"\nlibc = \"=0.2.180\"\n";
+        let member = r#"
+[package]
+name = "ch99"
+[target.'cfg(target_os = "linux")'.dependencies]
+io-uring.workspace = true
+[target.'cfg(unix)'.dev-dependencies]
+libc = { workspace = true, features = ["extra_traits"] }
+"#;
+        let out = standalone_manifest(member, workspace, Path::new("/repo")).unwrap();
+        assert!(!out.contains("workspace = true"), "{out}");
+        let m: toml::Table = toml::from_str(&out).unwrap();
+        let linux = &m["target"]["cfg(target_os = \"linux\")"]["dependencies"];
+        assert_eq!(linux["io-uring"]["version"].as_str(), Some("=0.7.11"));
+        let unix = &m["target"]["cfg(unix)"]["dev-dependencies"];
+        assert_eq!(unix["libc"]["version"].as_str(), Some("=0.2.180"));
+        assert_eq!(unix["libc"]["features"][0].as_str(), Some("extra_traits"));
+    }
+
+    #[test]
+    fn every_listing_with_an_exercise_makes_a_standalone_manifest() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let workspace = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+        for e in exercises(&root).unwrap() {
+            let listing = std::fs::read_to_string(e.crate_dir(&root).join("Cargo.toml")).unwrap();
+            let out = standalone_manifest(&listing, &workspace, &root)
+                .unwrap_or_else(|err| panic!("{}: {err:#}", e.name));
+            assert!(!out.contains("workspace = true"), "{}: {out}", e.name);
+        }
     }
 
     #[test]

@@ -1,20 +1,22 @@
-//! `cargo run -p course -- list | start NAME | check [NAME] | hint NAME | reset NAME`
+//! `cargo run -p course -- list | start NAME | check [NAME] | hint NAME | reset NAME | rustlings DIR`
 //!
 //! The workshop runner. Each exercise is done in a copy of its chapter's listing under
 //! `course-work/NAME/` (git ignores it): `start` makes the copy and says which file to edit,
 //! `check` runs the exercise's test on the copy, `hint` shows the next hint, `reset` puts the
 //! copy back to the starting point. `list` shows every exercise and where it stands.
+//! `rustlings DIR` writes the same exercises as a rustlings exercise set.
 
 use anyhow::{Result, bail};
 use clap::{Parser, Subcommand};
 use course::{Checked, Exercise, Progress, Status, edited_file, exercises, find, make_copy};
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 #[derive(Parser)]
 #[command(
     name = "course",
-    about = "The workshop's exercises: list, start, check, hint, reset."
+    about = "The workshop's exercises: list, start, check, hint, reset; or all of them as a rustlings exercise set."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -33,6 +35,9 @@ enum Cmd {
     Hint { name: String },
     /// Puts your copy back to the starting point (your edits are lost).
     Reset { name: String },
+    /// Writes every exercise, its hints and its solution as a rustlings exercise set in DIR (a
+    /// new or empty folder): `cd DIR && rustlings`.
+    Rustlings { dir: PathBuf },
 }
 
 fn root() -> PathBuf {
@@ -81,7 +86,15 @@ fn run(root: &Path, command: Cmd) -> Result<i32> {
         Cmd::Start { name } => {
             let e = find(&all, &name)?;
             let file = edited_file(root, e);
-            if !file.is_file() {
+            if file.is_file() {
+                if progress.status(root, e)? != Status::NotStarted {
+                    println!(
+                        "Your copy was already there: your edits are kept \
+                         (`cargo run -p course -- reset {}` starts over).",
+                        e.name
+                    );
+                }
+            } else {
                 make_copy(root, e)?;
             }
             println!("{}: {}", e.name, e.title);
@@ -109,13 +122,19 @@ fn run(root: &Path, command: Cmd) -> Result<i32> {
                         e.name
                     );
                 }
-                let passed = check(root, e)?;
+                let status = check(root, e)?;
                 let file = std::fs::read_to_string(edited_file(root, e))?;
-                progress
-                    .checked
-                    .insert(e.name.clone(), Checked { passed, file });
+                let passed = status == Status::Passing;
+                let not_built = matches!(status, Status::DoesNotCompile | Status::CouldNotBuild);
+                let not_built = not_built.then_some(status);
+                let checked = Checked {
+                    passed,
+                    file,
+                    not_built,
+                };
+                progress.checked.insert(e.name.clone(), checked);
                 progress.save(root)?;
-                println!("{}: {}", e.name, if passed { "passing" } else { "failing" });
+                println!("{}: {}", e.name, verdict(e, status));
                 failed += usize::from(!passed);
             }
             return Ok(i32::from(failed > 0));
@@ -146,19 +165,80 @@ fn run(root: &Path, command: Cmd) -> Result<i32> {
             );
             debug_assert_eq!(progress.status(root, e)?, Status::NotStarted);
         }
+        Cmd::Rustlings { dir } => {
+            course::rustlings::write_set(root, &all, &dir)?;
+            println!(
+                "{} exercises written to {}: `cd {} && rustlings` (rustlings 6: `cargo install rustlings`)",
+                all.len(),
+                dir.display(),
+                dir.display()
+            );
+        }
     }
     Ok(0)
 }
 
-/// The exercise's test on the student's copy, in a target folder of the course's own.
-fn check(root: &Path, e: &Exercise) -> Result<bool> {
-    let copy = course::copy_dir(root, e);
+/// A check's outcome in a line, with where to look.
+fn verdict(e: &Exercise, status: Status) -> String {
+    match status {
+        Status::Passing => "passing".into(),
+        Status::Failing => "failing (the test's message is above)".into(),
+        Status::DoesNotCompile => "does not compile (the compiler's errors are above)".into(),
+        Status::CouldNotBuild => format!(
+            "could not build (cargo's error is above; `cargo run -p course -- reset {}` \
+             brings back the copy's Cargo.toml, and your edits are lost)",
+            e.name
+        ),
+        other => other.text().into(),
+    }
+}
+
+/// The exercise's test on the student's copy, in a target folder of the course's own: built
+/// first, so that a compile error is told apart from a failing test, then run with backtraces
+/// off, so that the test's own message comes first.
+fn check(root: &Path, e: &Exercise) -> Result<Status> {
+    let built = cargo_test(root, e)
+        .arg("--no-run")
+        .stderr(Stdio::piped())
+        .spawn()?;
+    let (status, errors) = echoed_stderr(built)?;
+    if !status.success() {
+        let package = e.crate_ident(root)?.replace('_', "-");
+        let ours = errors.contains(&format!("could not compile `{package}`"));
+        return Ok(if ours {
+            Status::DoesNotCompile
+        } else {
+            Status::CouldNotBuild
+        });
+    }
+    let ran = cargo_test(root, e).env("RUST_BACKTRACE", "0").status()?;
+    Ok(if ran.success() {
+        Status::Passing
+    } else {
+        Status::Failing
+    })
+}
+
+fn cargo_test(root: &Path, e: &Exercise) -> Command {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let status = Command::new(cargo)
-        .args(["test", "-q", "--features", "start", "--test", &e.test])
+    let mut cmd = Command::new(cargo);
+    cmd.args(["test", "-q", "--features", "start", "--test", &e.test])
         .arg("--manifest-path")
-        .arg(copy.join("Cargo.toml"))
-        .env("CARGO_TARGET_DIR", root.join("target/course"))
-        .status()?;
-    Ok(status.success())
+        .arg(course::copy_dir(root, e).join("Cargo.toml"))
+        .env("CARGO_TARGET_DIR", root.join("target/course"));
+    cmd
+}
+
+/// Waits for `child`, passing its stderr through as it comes and keeping a copy.
+fn echoed_stderr(mut child: std::process::Child) -> Result<(std::process::ExitStatus, String)> {
+    let mut kept = String::new();
+    if let Some(stderr) = child.stderr.take() {
+        for line in BufReader::new(stderr).lines() {
+            let line = line?;
+            eprintln!("{line}");
+            kept.push_str(&line);
+            kept.push('\n');
+        }
+    }
+    Ok((child.wait()?, kept))
 }

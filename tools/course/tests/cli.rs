@@ -111,3 +111,54 @@ fn an_exercise_in_a_crate_of_its_own_is_copied_from_there() {
             .contains("pub async fn visit")
     );
 }
+
+#[test]
+fn the_rustlings_set_has_every_exercise_in_the_layout_rustlings_checks() {
+    let work = tempfile::tempdir().unwrap();
+    let set = work.path().join("set");
+    let out = course(work.path(), &["rustlings", set.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let info: toml::Table =
+        toml::from_str(&std::fs::read_to_string(set.join("info.toml")).unwrap()).unwrap();
+    let exercises = info["exercises"].as_array().unwrap();
+    let list = stdout(&course(work.path(), &["list"]));
+    assert_eq!(
+        exercises.len(),
+        list.lines().filter(|l| l.contains(". ")).count()
+    );
+    let manifest = std::fs::read_to_string(set.join("Cargo.toml")).unwrap();
+    for e in exercises {
+        let (name, dir) = (e["name"].as_str().unwrap(), e["dir"].as_str().unwrap());
+        // rustlings 6 takes letters, digits and `_`, at most 32 of them, and a hint.
+        let allowed = |s: &str| s.chars().all(|c| c.is_alphanumeric() || c == '_');
+        assert!(
+            allowed(name) && name.len() <= 32 && allowed(dir),
+            "{name} {dir}"
+        );
+        assert!(!e["hint"].as_str().unwrap().trim().is_empty());
+        let exercise =
+            std::fs::read_to_string(set.join(format!("exercises/{dir}/{name}.rs"))).unwrap();
+        let solution =
+            std::fs::read_to_string(set.join(format!("solutions/{dir}/{name}.rs"))).unwrap();
+        for needed in ["fn main()", "// TODO", "#[test]\n"] {
+            assert!(exercise.contains(needed), "{name}: no `{needed}`");
+        }
+        assert_ne!(exercise.replace("// TODO", ""), solution, "{name}");
+        for (bin, kind) in [
+            (name.to_string(), "exercises"),
+            (format!("{name}_sol"), "solutions"),
+        ] {
+            let entry = format!("  {{ name = \"{bin}\", path = \"{kind}/{dir}/{name}.rs\" }},\n");
+            assert!(manifest.contains(&entry), "{entry}");
+        }
+    }
+
+    let again = course(work.path(), &["rustlings", set.to_str().unwrap()]);
+    assert_eq!(again.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("is not empty"));
+}

@@ -1,0 +1,121 @@
+//! Every exercise through the runner both ways, as a student goes: `start` makes a copy (without
+//! the solution), `check` fails on it as a test (not as a build error), the solution written in,
+//! `check` passes, and `reset` brings the start back. Then a compile error and a broken manifest,
+//! each told apart from a failing test. This builds every exercise twice, minutes on two cores,
+//! so `scripts/test.sh` runs it as a step of its own:
+//! `cargo test -p course --test every_exercise -- --ignored`.
+
+use course::{Exercise, exercises};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn course(work: &Path, args: &[&str]) -> Output {
+    let out = Command::new(env!("CARGO_BIN_EXE_course"))
+        .args(args)
+        .env("COURSE_WORK", work)
+        .output()
+        .unwrap();
+    eprintln!("course {}: {}", args.join(" "), out.status);
+    out
+}
+
+fn said(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr)
+}
+
+fn edited(work: &Path, e: &Exercise) -> PathBuf {
+    work.join(&e.name).join(&e.edit)
+}
+
+#[test]
+#[ignore = "builds every exercise twice; scripts/test.sh runs it as a step of its own"]
+fn every_exercise_fails_from_its_start_and_passes_with_its_solution() {
+    let root = root();
+    let work = tempfile::tempdir().unwrap();
+    let work = work.path();
+    for e in exercises(&root).unwrap() {
+        let start = std::fs::read_to_string(e.crate_dir(&root).join(&e.edit)).unwrap();
+        assert!(
+            course(work, &["start", &e.name]).status.success(),
+            "{}",
+            e.name
+        );
+        if let Some(solution) = e.solution_file() {
+            assert!(
+                !work.join(&e.name).join(solution).exists(),
+                "{}: the copy holds the solution",
+                e.name
+            );
+        }
+
+        let out = course(work, &["check", &e.name]);
+        assert_eq!(out.status.code(), Some(1), "{}: {}", e.name, said(&out));
+        let failing = format!("{}: failing", e.name);
+        assert!(said(&out).contains(&failing), "{}: {}", e.name, said(&out));
+
+        std::fs::write(edited(work, &e), e.solved_file(&root).unwrap()).unwrap();
+        let out = course(work, &["check", &e.name]);
+        assert!(
+            out.status.success(),
+            "{}: the solution fails: {}",
+            e.name,
+            said(&out)
+        );
+        assert!(
+            said(&out).contains(&format!("{}: passing", e.name)),
+            "{}",
+            said(&out)
+        );
+
+        assert!(course(work, &["reset", &e.name]).status.success());
+        assert_eq!(
+            std::fs::read_to_string(edited(work, &e)).unwrap(),
+            start,
+            "{}",
+            e.name
+        );
+    }
+}
+
+#[test]
+#[ignore = "builds an exercise; scripts/test.sh runs it as a step of its own"]
+fn a_compile_error_and_a_broken_manifest_are_not_called_failing() {
+    let root = root();
+    let work = tempfile::tempdir().unwrap();
+    let work = work.path();
+    let all = exercises(&root).unwrap();
+    let e = all.iter().find(|e| e.name == "offload-cpu-work").unwrap();
+    assert!(course(work, &["start", &e.name]).status.success());
+
+    let start = std::fs::read_to_string(edited(work, e)).unwrap();
+    std::fs::write(edited(work, e), format!("{start}\nfn broken( {{\n")).unwrap();
+    let out = course(work, &["check", &e.name]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        said(&out).contains("offload-cpu-work: does not compile"),
+        "{}",
+        said(&out)
+    );
+    let list = said(&course(work, &["list"]));
+    assert!(list.contains("does not compile"), "{list}");
+
+    assert!(course(work, &["reset", &e.name]).status.success());
+    let manifest = work.join(&e.name).join("Cargo.toml");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(
+        &manifest,
+        text.replace("version = \"=", "version = \"=0.0.0-nothing-"),
+    )
+    .unwrap();
+    let out = course(work, &["check", &e.name]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        said(&out).contains("offload-cpu-work: could not build"),
+        "{}",
+        said(&out)
+    );
+}
