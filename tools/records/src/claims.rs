@@ -44,7 +44,7 @@
 //! `[[claim.history]]` entry ([`crate::history`]); a claim removed for good becomes a
 //! `[[retired]]` entry.
 
-use crate::format::{format_plain, format_value, plain, seconds, sig3};
+use crate::format::{format_metric, format_plain, format_value, plain, seconds, sig3};
 use crate::record::{Record, Series};
 use crate::verdict::{self, Interval, Limits};
 use serde::Deserialize;
@@ -696,7 +696,8 @@ impl Claim {
         }
         match &self.test {
             Test::Value(_, b) | Test::Each(_, b) if b.in_seconds => format_value(x, "s"),
-            Test::Value(..) | Test::Each(..) => format_value(x, units[0]),
+            // A search that found nothing is no size (see `format_metric`).
+            Test::Value(..) | Test::Each(..) => format_metric(x, units[0], &self.cells()[0].metric),
             _ => format!("{}×", sig3(x)),
         }
     }
@@ -749,6 +750,13 @@ impl Claim {
             Test::Highest(_, among) => format!("highest of {}", among.len() + 1),
         };
         format!("{core}{each}")
+    }
+
+    /// Whether any experiment the claim reads ran in `rec` (a `--filter` run leaves some out).
+    pub fn ran_in(&self, rec: &Record) -> bool {
+        self.cells()
+            .iter()
+            .any(|c| rec.series.iter().any(|s| s.experiment == c.experiment))
     }
 
     /// The claim's cells with their case resolved on `rec` (for noise lookups).
@@ -1516,6 +1524,45 @@ at-most = 0
             matches!(&o.verdict, Verdict::Missing(w) if w.contains("no numeric parameter `workers`")),
             "{o:?}"
         );
+    }
+
+    #[test]
+    fn a_search_that_found_nothing_is_no_size_in_a_figure() {
+        let claims = Claims::parse(
+            "format = 2\n[[claim]]\nid = \"t\"\nsays = \"s\"\n\
+             value = \"split/threshold/par_iter/threshold_items\"\nat-most = 8192\n",
+        )
+        .unwrap();
+        let rec = sample_with(
+            &[],
+            &[(
+                "split",
+                "threshold",
+                "par_iter",
+                "threshold_items",
+                "count",
+                &[16384.0, 16384.0, 1024.0, 16384.0, 16384.0],
+            )],
+        );
+        let o = claims.get("t").unwrap().check(&rec);
+        assert_eq!(o.figure, "never (≤ 8,192)");
+        assert!(
+            o.figure_with_interval().contains("1,024–never (≤ 8,192)"),
+            "{}",
+            o.figure_with_interval()
+        );
+    }
+
+    #[test]
+    fn a_claim_knows_whether_its_experiments_ran() {
+        let claims = Claims::parse(CLAIMS).unwrap();
+        let stall = claims.get("stall").unwrap();
+        let mut rec = held();
+        assert!(stall.ran_in(&rec));
+        rec.series.retain(|s| s.variant != "fix");
+        assert!(stall.ran_in(&rec), "its experiment ran, with fewer cells");
+        rec.series.retain(|s| s.experiment != "blocking");
+        assert!(!stall.ran_in(&rec));
     }
 
     #[test]

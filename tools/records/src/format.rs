@@ -51,6 +51,30 @@ pub fn format_value(value: f64, unit: &str) -> String {
     }
 }
 
+/// Metrics a listing finds by searching sizes in turn (the first size at which something happens),
+/// each with the largest size its search tries. Where nothing happens up to that size the listing
+/// stores a value above it (Chapter 5's `threshold_items`: twice 8,192, see `threshold_cell` in
+/// its main.rs): a mark, not a size. The records do not carry the sizes tried, hence this list.
+const SEARCHED_UP_TO: &[(&str, f64)] = &[("threshold_items", 8192.0)];
+
+/// The largest size tried, when `value` of `metric` says its search found nothing up to it.
+pub fn never_found_up_to(metric: &str, value: f64) -> Option<f64> {
+    SEARCHED_UP_TO
+        .iter()
+        .find(|(m, _)| *m == metric)
+        .map(|(_, largest)| *largest)
+        .filter(|largest| value > *largest)
+}
+
+/// A value of `metric` for a human: [`format_value`], except that a search that found nothing
+/// reads "never (≤ 8,192)" rather than as a size nobody measured.
+pub fn format_metric(value: f64, unit: &str, metric: &str) -> String {
+    match never_found_up_to(metric, value) {
+        Some(largest) => format!("never (≤ {})", format_value(largest, unit)),
+        None => format_value(value, unit),
+    }
+}
+
 /// A time in seconds, if `unit` is a unit of time.
 pub fn seconds(value: f64, unit: &str) -> Option<f64> {
     match unit {
@@ -132,6 +156,16 @@ mod tests {
         assert_eq!(format_plain(10.0, "%"), "10%");
         assert_eq!(format_plain(10_000.0, "ns"), "10 µs");
         assert_eq!(format_plain(2.5, "x"), "2.5×");
+    }
+
+    #[test]
+    fn a_search_that_found_nothing_reads_never() {
+        assert_eq!(
+            format_metric(16_384.0, "count", "threshold_items"),
+            "never (≤ 8,192)"
+        );
+        assert_eq!(format_metric(8_192.0, "count", "threshold_items"), "8,192");
+        assert_eq!(format_metric(16_384.0, "count", "items"), "16,384");
     }
 
     #[test]

@@ -85,6 +85,52 @@ pub fn changed(recorded: &BTreeMap<String, String>, now: &BTreeMap<String, Strin
         .collect()
 }
 
+/// The inputs that shaped `mine` and differ from those that shaped `book` ("listings/ch01-blocking",
+/// "tools/measure"), by name; empty when they match or either record predates per-input hashes
+/// (then nothing can be said).
+pub fn differing_inputs(mine: &crate::record::Record, book: &crate::record::Record) -> Vec<String> {
+    let (mine, book) = (&mine.build.inputs, &book.build.inputs);
+    if mine.is_empty() || book.is_empty() {
+        return Vec::new();
+    }
+    changed(book, mine)
+}
+
+/// The files of `input` edited in `root`'s working tree, as `git diff --name-only HEAD` lists
+/// them: the book's records are fresh at HEAD (its build checks that), so these are the edits
+/// that made a run differ from the book's. The input's own name where git cannot tell (no git,
+/// an edit already committed). Never fails.
+pub fn changed_files(root: &Path, input: &str) -> Vec<String> {
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(["diff", "--name-only", "HEAD", "--"])
+        .args(input_paths(input))
+        .output();
+    let files: Vec<String> = match out {
+        Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .filter(|l| !l.is_empty())
+            .map(str::to_string)
+            .collect(),
+        _ => Vec::new(),
+    };
+    if files.is_empty() {
+        vec![input.to_string()]
+    } else {
+        files
+    }
+}
+
+/// The paths an input hashes ([`inputs`]): a crate's files that shape it, or one file.
+fn input_paths(input: &str) -> Vec<String> {
+    match input {
+        PROFILES => vec!["Cargo.toml".into()],
+        LOCK | TOOLCHAIN => vec![input.into()],
+        dir => CRATE_FILES.iter().map(|f| format!("{dir}/{f}")).collect(),
+    }
+}
+
 /// Why a record is stale: the inputs that changed since it was measured (empty when it is
 /// fresh, or holds published figures). `Err` when the inputs cannot be hashed.
 pub fn stale_inputs(root: &Path, rec: &crate::record::Record) -> Result<Vec<String>, String> {
@@ -595,6 +641,84 @@ pub(crate) mod tests {
         let shapes_nothing = |p: &String| p.contains("claims.toml") || p.contains("tests");
         assert!(!paths.iter().any(shapes_nothing), "{paths:?}");
         assert_eq!(paths[paths.len() - 3..], ["Cargo.toml", LOCK, TOOLCHAIN]);
+    }
+
+    /// Runs git in `root`; panics with its output if it fails.
+    fn git(root: &Path, args: &[&str]) -> String {
+        let out = std::process::Command::new("git")
+            .arg("-C")
+            .arg(root)
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "-c",
+                "commit.gpgsign=false",
+            ])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    }
+
+    #[test]
+    fn an_edited_input_is_named_by_its_changed_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let write = |path: &str, text: &str| {
+            let p = root.join(path);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        };
+        write("listings/ch99-demo/src/main.rs", "fn main() {}");
+        write("listings/ch99-demo/claims.toml", "");
+        write("Cargo.toml", "[workspace]\n");
+        git(root, &["init", "-q"]);
+        git(root, &["add", "."]);
+        git(root, &["commit", "-q", "-m", "book"]);
+        write("listings/ch99-demo/src/main.rs", "fn main() { loop {} }");
+        write("listings/ch99-demo/claims.toml", "# claims shape no run");
+        let listing = "listings/ch99-demo";
+        assert_eq!(
+            changed_files(root, listing),
+            ["listings/ch99-demo/src/main.rs"]
+        );
+        assert_eq!(
+            changed_files(root, PROFILES),
+            [PROFILES],
+            "nothing git sees: the input's name"
+        );
+        let not_git = tempfile::tempdir().unwrap();
+        assert_eq!(changed_files(not_git.path(), listing), [listing]);
+    }
+
+    #[test]
+    fn inputs_differ_only_where_both_records_have_them() {
+        let book = crate::record::tests::sample();
+        let mut mine = book.clone();
+        assert!(
+            differing_inputs(&mine, &book).is_empty(),
+            "no hashes: nothing to say"
+        );
+        let hashes = |listing: &str| {
+            BTreeMap::from([
+                ("listings/ch00-test".to_string(), listing.to_string()),
+                (LOCK.to_string(), "1".to_string()),
+            ])
+        };
+        mine.build.inputs = hashes("a");
+        assert!(differing_inputs(&mine, &book).is_empty());
+        let mut book = book;
+        book.build.inputs = hashes("a");
+        assert!(differing_inputs(&mine, &book).is_empty());
+        book.build.inputs = hashes("b");
+        assert_eq!(differing_inputs(&mine, &book), ["listings/ch00-test"]);
     }
 
     #[test]

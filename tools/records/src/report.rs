@@ -1,10 +1,10 @@
 //! What a run prints: the results table, the comparison with the book's figures (only where the
 //! setups match), the book's claims checked on this run, and the cells that ran on a noisy machine.
 
-use crate::claims::{Claims, Kind, Verdict};
-use crate::format::{format_plain, format_value};
-use crate::noise;
-use crate::record::{Record, Series};
+use crate::claims::{Claim, Claims, Kind, Outcome, Verdict};
+use crate::format::{format_metric, format_plain, format_value, never_found_up_to};
+use crate::record::{self, Record, Series};
+use crate::{freshness, noise};
 
 /// The metrics of an experiment in the order they first appear, limited to `only` when the
 /// experiment has any of those.
@@ -63,10 +63,15 @@ fn natural(s: &str) -> (u8, f64) {
     s.parse::<f64>().map_or((1, 0.0), |n| (0, n))
 }
 
-/// One table per experiment: a row per (case, variant), a column per metric, cells from `cell`.
+/// The widest line the comparison prints: a terminal of 100 columns shows it whole.
+pub const MAX_WIDTH: usize = 100;
+
+/// One table per experiment: a row per (case, variant), a column per metric, cells from `cell`;
+/// a table wider than `max_width` is split in several (see [`split_wide`]).
 fn tables(
     record: &Record,
     only: &[&str],
+    max_width: Option<usize>,
     title: impl Fn(&str) -> Result<String, String>,
     cell: impl Fn(&str, &str, &str, &str, &str) -> String,
 ) -> String {
@@ -93,7 +98,9 @@ fn tables(
             lines.push(line);
         }
         out.push_str(&title);
-        out.push_str(&align(&lines));
+        for part in split_wide(lines, max_width.unwrap_or(usize::MAX)) {
+            out.push_str(&align(&part));
+        }
     }
     out
 }
@@ -110,59 +117,150 @@ pub fn render_table(record: &Record, only: &[&str]) -> String {
     tables(
         record,
         only,
+        Some(MAX_WIDTH),
         title,
         |experiment, case, variant, metric, unit| match record
             .find(experiment, case, variant, metric)
         {
             Some(s) if s.values.len() > 1 => format!(
                 "{} [{}–{}]",
-                format_value(s.median, unit),
-                format_value(s.min, unit),
-                format_value(s.max, unit)
+                format_metric(s.median, unit, metric),
+                format_metric(s.min, unit, metric),
+                format_metric(s.max, unit, metric)
             ),
-            Some(s) => format_value(s.median, unit),
+            Some(s) => format_metric(s.median, unit, metric),
             None => String::new(),
         },
     )
 }
 
 /// Your medians divided by the book's, for every experiment whose setup matches the book's
-/// (worker count, costs, windows, quick or full); the others are named with what differs.
+/// (worker count, costs, windows, quick or full); the others are named with what differs. Each
+/// cell is a ratio alone (see [`ratio_cell`]), and a table wider than [`MAX_WIDTH`] is split, so
+/// that a terminal shows it whole; the book's own medians are in its record, named once above.
 pub fn render_comparison(mine: &Record, book: &Record, only: &[&str]) -> String {
-    let header = format!(
-        "\nYour machine vs the book's ({}, {} repetitions, {}): your median / book median\n",
-        book.machine.name,
-        book.reps,
-        book.created.get(..10).unwrap_or(&book.created)
-    );
+    let mut out = String::from("\n");
+    if let Some(files) = edited_files(mine, book) {
+        out.push_str(&wrap(
+            &format!(
+                "Your listing differs from the one the book measured: {files}. The ratios below \
+                 compare your version with the book's."
+            ),
+            MAX_WIDTH,
+        ));
+    }
+    out.push_str(&wrap(
+        &format!(
+            "Your machine vs the book's ({}, {} repetitions, {}): your median / book median",
+            book.machine.name,
+            book.reps,
+            book.created.get(..10).unwrap_or(&book.created),
+        ),
+        MAX_WIDTH,
+    ));
+    out.push_str(&wrap(
+        &format!(
+            "(~: within the noise, –: no ratio; the book's medians: data/{}/{}.json)",
+            book.machine.name, book.chapter
+        ),
+        MAX_WIDTH,
+    ));
     let title = |experiment: &str| {
         let differences = mine.setup_differences(book, experiment);
         if differences.is_empty() {
             Ok(format!("experiment `{experiment}`\n"))
         } else {
-            Err(format!(
-                "experiment `{experiment}`: not compared, the setups differ ({})\n",
-                differences.join("; ")
+            Err(wrap(
+                &format!(
+                    "experiment `{experiment}`: not compared, the setups differ ({})",
+                    differences.join("; ")
+                ),
+                MAX_WIDTH,
             ))
         }
     };
-    header
-        + &tables(
-            mine,
-            only,
-            title,
-            |experiment, case, variant, metric, unit| match (
+    out + &tables(
+        mine,
+        only,
+        Some(MAX_WIDTH),
+        title,
+        |experiment, case, variant, metric, _| {
+            ratio_cell(
                 mine.find(experiment, case, variant, metric),
                 book.find(experiment, case, variant, metric),
-            ) {
-                (Some(a), Some(b)) if b.median != 0.0 => format!(
-                    "{:.2}× ({})",
-                    a.median / b.median,
-                    format_value(b.median, unit)
-                ),
-                _ => "–".into(),
-            },
-        )
+            )
+        },
+    )
+}
+
+/// Your median over the book's, or why there is none: "–" where either record lacks the cell or
+/// the book's median is zero; "never here", "never in book" or "never" where a search found
+/// nothing (see [`crate::format::format_metric`]); "~" where the ratio is within the noise.
+///
+/// A ratio of medians says something only where the medians stand above their repetitions'
+/// spread. A cell whose repetitions range over more than its median (max − min > |median|) is
+/// set by rare events, a preemption or a stolen time slice, more than by the code under test:
+/// its median moves by its own size from run to run. Where either record's cell is that wide and
+/// the two records' ranges overlap, the ratio is noise and reads "~"; where they do not overlap,
+/// every repetition here differs from every one in the book, and the ratio is shown however
+/// wide the cells. A run of one repetition has no range of its own: the book's range decides.
+fn ratio_cell(mine: Option<&Series>, book: Option<&Series>) -> String {
+    let (Some(a), Some(b)) = (mine, book) else {
+        return "–".into();
+    };
+    let never = |s: &Series| never_found_up_to(&s.metric, s.median).is_some();
+    match (never(a), never(b)) {
+        (true, true) => "never".into(),
+        (true, false) => "never here".into(),
+        (false, true) => "never in book".into(),
+        _ if b.median == 0.0 => "–".into(),
+        _ if within_noise(a, b) => "~".into(),
+        _ => format_value(a.median / b.median, "×"),
+    }
+}
+
+/// Either cell ranges over more than its median, and the two ranges overlap (see [`ratio_cell`]).
+fn within_noise(a: &Series, b: &Series) -> bool {
+    let wide = |s: &Series| s.max - s.min > s.median.abs();
+    let overlap = a.min <= b.max && b.min <= a.max;
+    (wide(a) || wide(b)) && overlap
+}
+
+/// The files of your build that differ from the book's, where an input that shaped the run (the
+/// listing, tools/measure, profiles, lock file, toolchain) has another hash in the two records:
+/// "listings/ch01-blocking/src/main.rs", or the input's name where git cannot tell. `None` when
+/// nothing differs, or a record predates per-input hashes.
+pub fn edited_files(mine: &Record, book: &Record) -> Option<String> {
+    let inputs = freshness::differing_inputs(mine, book);
+    if inputs.is_empty() {
+        return None;
+    }
+    let root = record::repo_root();
+    let files: Vec<String> = inputs
+        .iter()
+        .flat_map(|input| freshness::changed_files(&root, input))
+        .collect();
+    Some(files.join(", "))
+}
+
+/// `text` in lines of at most `width` columns, broken between words.
+fn wrap(text: &str, width: usize) -> String {
+    let mut out = String::new();
+    let mut line = String::new();
+    for word in text.split(' ').filter(|w| !w.is_empty()) {
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
+            out.push_str(&line);
+            out.push('\n');
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    out.push_str(&line);
+    out.push('\n');
+    out
 }
 
 /// The noise of one cell (median over repetitions), when the record has it.
@@ -195,7 +293,7 @@ pub fn noise_note(n: &noise::Noise) -> String {
 }
 
 /// The noisiest of the claim's cells on `rec`, if any of them ran on a noisy machine.
-pub fn claim_noise(claim: &crate::claims::Claim, rec: &Record) -> Option<noise::Noise> {
+pub fn claim_noise(claim: &Claim, rec: &Record) -> Option<noise::Noise> {
     claim
         .resolved_cells(rec)
         .iter()
@@ -206,74 +304,39 @@ pub fn claim_noise(claim: &crate::claims::Claim, rec: &Record) -> Option<noise::
 
 /// The book's claims checked on this run, each with its verdict, its figure and interval here
 /// and the book's figure; conclusions counted by verdict, invariants apart. Claims whose
-/// experiments ran with a different setup from the book's are checked but not counted.
+/// experiments ran with a different setup from the book's are checked but not counted. Claims
+/// whose experiments did not run (a `--filter` run) are counted as not checked and named in one
+/// line at the end, after every claim the run did check; a full run has none.
 pub fn render_claims(claims: &Claims, mine: &Record, book: Option<&Record>) -> String {
     if claims.claims.is_empty() {
         return String::new();
     }
+    let edited = book.and_then(|b| edited_files(mine, b));
     let mut counted: Vec<(Kind, String)> = Vec::new();
     let mut other_setup = Vec::new();
+    let mut not_run: Vec<&Claim> = Vec::new();
     let mut tally = Tally::default();
     let mut invariants = Tally::default();
     for claim in &claims.claims {
         let outcome = claim.check(mine);
-        let differences: Vec<String> = match book {
-            Some(b) if !claim.is_invariant() => {
-                let mut exps: Vec<&str> = claim
-                    .cells()
-                    .iter()
-                    .map(|c| c.experiment.as_str())
-                    .collect();
-                exps.dedup();
-                let mut d: Vec<String> = exps
-                    .iter()
-                    .flat_map(|e| mine.setup_differences(b, e))
-                    .collect();
-                d.dedup();
-                d
-            }
-            _ => Vec::new(),
+        let kind_tally = match claim.kind {
+            Kind::Invariant => &mut invariants,
+            Kind::Conclusion => &mut tally,
         };
-        let status = match outcome.verdict {
-            Verdict::Held => outcome.word().to_string(),
-            _ => outcome.word().to_uppercase(),
-        };
-        let in_book = match book {
-            Some(b) if differences.is_empty() && !claim.is_invariant() => {
-                let o = claim.check(b);
-                if o.figure.is_empty() {
-                    String::new()
-                } else {
-                    format!("; book: {}", o.figure_with_interval())
-                }
-            }
-            _ => String::new(),
-        };
-        let mut notes = Vec::new();
-        if !outcome.held() && !matches!(outcome.verdict, Verdict::Missing(_)) {
-            if let Some(n) = claim_noise(claim, mine) {
-                notes.push(noise_note(&n));
-            }
-            if claim.quiet {
-                notes.push("the book says this one needs a quiet machine".to_string());
-            }
+        if !claim.ran_in(mine) {
+            kind_tally.add(&outcome.verdict);
+            not_run.push(claim);
+            continue;
         }
-        let notes = if notes.is_empty() {
-            String::new()
-        } else {
-            format!("  [{}]", notes.join("; "))
-        };
-        let line = format!(
-            "  {status:<11} {}: {}{in_book}{notes}\n              {}\n",
-            claim.id,
-            outcome.summary(),
-            claim.says
+        let differences = claim_setup_differences(claim, mine, book);
+        let line = claim_line(
+            claim,
+            &outcome,
+            book.filter(|_| differences.is_empty()),
+            failure_notes(claim, &outcome, mine, edited.is_some()),
         );
         if differences.is_empty() {
-            match claim.kind {
-                Kind::Invariant => invariants.add(&outcome.verdict),
-                Kind::Conclusion => tally.add(&outcome.verdict),
-            }
+            kind_tally.add(&outcome.verdict);
             counted.push((claim.kind, line));
         } else {
             other_setup.push((line, differences));
@@ -291,6 +354,11 @@ pub fn render_claims(claims: &Claims, mine: &Record, book: Option<&Record>) -> S
         ));
     }
     out.push('\n');
+    if let Some(files) = &edited {
+        out.push_str(&format!(
+            "  (your listing differs from the one the book measured: {files}; the verdicts are about your version)\n"
+        ));
+    }
     for (_, line) in counted.iter().filter(|(k, _)| *k == Kind::Conclusion) {
         out.push_str(line);
     }
@@ -309,7 +377,8 @@ pub fn render_claims(claims: &Claims, mine: &Record, book: Option<&Record>) -> S
             out.push_str(&line);
         }
     }
-    if invariants.total() > 0 {
+    let invariants_not_run = not_run.iter().filter(|c| c.is_invariant()).count();
+    if invariants.total() > invariants_not_run {
         out.push_str(&format!(
             "Invariants (hold by construction; a broken one is a bug): {}\n",
             invariants.invariant_text()
@@ -318,7 +387,124 @@ pub fn render_claims(claims: &Claims, mine: &Record, book: Option<&Record>) -> S
             out.push_str(line);
         }
     }
+    out.push_str(&not_run_line(&not_run));
     out
+}
+
+/// How the run's setup differs from the book's for the claim's experiments; none for an
+/// invariant, which holds on any setup, or without the book's record.
+fn claim_setup_differences(claim: &Claim, mine: &Record, book: Option<&Record>) -> Vec<String> {
+    let Some(book) = book.filter(|_| !claim.is_invariant()) else {
+        return Vec::new();
+    };
+    let mut experiments: Vec<&str> = claim
+        .cells()
+        .iter()
+        .map(|c| c.experiment.as_str())
+        .collect();
+    experiments.dedup();
+    let mut differences: Vec<String> = experiments
+        .iter()
+        .flat_map(|e| mine.setup_differences(book, e))
+        .collect();
+    differences.dedup();
+    differences
+}
+
+/// A claim's two lines: verdict, id, figure and interval here (and in `book`, when comparable)
+/// with `notes`; then its sentence.
+fn claim_line(
+    claim: &Claim,
+    outcome: &Outcome,
+    book: Option<&Record>,
+    notes: Vec<String>,
+) -> String {
+    let status = match outcome.verdict {
+        Verdict::Held => outcome.word().to_string(),
+        _ => outcome.word().to_uppercase(),
+    };
+    let in_book = match book {
+        Some(b) if !claim.is_invariant() => {
+            let o = claim.check(b);
+            if o.figure.is_empty() {
+                String::new()
+            } else {
+                format!("; book: {}", o.figure_with_interval())
+            }
+        }
+        _ => String::new(),
+    };
+    let notes = if notes.is_empty() {
+        String::new()
+    } else {
+        format!("  [{}]", notes.join("; "))
+    };
+    format!(
+        "  {status:<11} {}: {}{in_book}{notes}\n              {}\n",
+        claim.id,
+        outcome.summary(),
+        claim.says
+    )
+}
+
+/// Why a claim that was checked and did not hold may have failed: an edited listing, which the
+/// book's figures cannot speak for; else the noise of the machine, and whether the book says the
+/// claim needs a quiet one.
+fn failure_notes(claim: &Claim, outcome: &Outcome, mine: &Record, edited: bool) -> Vec<String> {
+    if outcome.held() || matches!(outcome.verdict, Verdict::Missing(_)) {
+        return Vec::new();
+    }
+    if edited {
+        return vec!["your listing differs from the one the book measured".to_string()];
+    }
+    let mut notes = Vec::new();
+    if let Some(n) = claim_noise(claim, mine) {
+        notes.push(noise_note(&n));
+    }
+    if claim.quiet {
+        notes.push("the book says this one needs a quiet machine".to_string());
+    }
+    notes
+}
+
+/// One line for every claim whose experiments did not run, counted by experiment in the claims'
+/// order: "18 claims not checked: ...: heavy_cost 9, lifo 5"; empty when there are none.
+fn not_run_line(claims: &[&Claim]) -> String {
+    if claims.is_empty() {
+        return String::new();
+    }
+    let mut by_experiment: Vec<(&str, usize)> = Vec::new();
+    for claim in claims {
+        let experiment = claim.cells()[0].experiment.as_str();
+        match by_experiment.iter_mut().find(|(e, _)| *e == experiment) {
+            Some((_, n)) => *n += 1,
+            None => by_experiment.push((experiment, 1)),
+        }
+    }
+    let counts: Vec<String> = by_experiment
+        .iter()
+        .map(|(e, n)| format!("{e} {n}"))
+        .collect();
+    let invariants = claims.iter().filter(|c| c.is_invariant()).count();
+    let conclusions = claims.len() - invariants;
+    let mut what = Vec::new();
+    if conclusions > 0 {
+        what.push(count(conclusions, "claim", "claims"));
+    }
+    if invariants > 0 {
+        what.push(count(invariants, "invariant", "invariants"));
+    }
+    let their = if claims.len() == 1 { "its" } else { "their" };
+    format!(
+        "{} not checked: {their} experiments did not run (`--filter`): {}\n",
+        what.join(" and "),
+        counts.join(", ")
+    )
+}
+
+/// "1 claim", "18 claims".
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// Verdicts counted.
@@ -405,9 +591,36 @@ pub fn render_noise(rec: &Record) -> String {
     out
 }
 
-fn align(lines: &[Vec<String>]) -> String {
+/// A table wider than `max_width` as several, each with the rows' names (case and variant) and
+/// an even share of the other columns: the fewest tables that fit, or one column each.
+fn split_wide(lines: Vec<Vec<String>>, max_width: usize) -> Vec<Vec<Vec<String>>> {
+    const NAMES: usize = 2;
+    let widths = column_widths(&lines);
+    if widths.len() <= NAMES + 1 || table_width(&widths) <= max_width {
+        return vec![lines];
+    }
+    let (names, metrics) = widths.split_at(NAMES);
+    let fits = |share: &[usize]| table_width(&[names, share].concat()) <= max_width;
+    let share = (1..=metrics.len())
+        .map(|tables| metrics.len().div_ceil(tables))
+        .find(|&n| metrics.chunks(n).all(fits))
+        .unwrap_or(1);
+    (NAMES..widths.len())
+        .step_by(share)
+        .map(|from| {
+            let to = (from + share).min(widths.len());
+            lines
+                .iter()
+                .map(|l| l[..NAMES].iter().chain(&l[from..to]).cloned().collect())
+                .collect()
+        })
+        .collect()
+}
+
+/// The width of each column: its widest cell.
+fn column_widths(lines: &[Vec<String>]) -> Vec<usize> {
     let cols = lines.iter().map(Vec::len).max().unwrap_or(0);
-    let width: Vec<usize> = (0..cols)
+    (0..cols)
         .map(|c| {
             lines
                 .iter()
@@ -416,7 +629,16 @@ fn align(lines: &[Vec<String>]) -> String {
                 .max()
                 .unwrap_or(0)
         })
-        .collect();
+        .collect()
+}
+
+/// The width [`align`] prints columns of these widths in: two spaces between them.
+fn table_width(widths: &[usize]) -> usize {
+    widths.iter().sum::<usize>() + 2 * widths.len().saturating_sub(1)
+}
+
+fn align(lines: &[Vec<String>]) -> String {
+    let width = column_widths(lines);
     let mut out = String::new();
     for (i, line) in lines.iter().enumerate() {
         let cells: Vec<String> = line
@@ -574,8 +796,213 @@ at-most = 0
             "{text}"
         );
         let same = render_comparison(&run(1.0, 0.0), &run(1.0, 0.0), &["p99"]);
-        assert!(same.contains("1.00× (34.0 ms)"), "{same}");
+        assert!(same.contains("fix      1.00×\n"), "{same}");
+        assert!(
+            same.contains("the book's medians: data/test-machine/ch00-test.json"),
+            "{same}"
+        );
         assert!(!same.contains("noise_"), "noise is not a result: {same}");
+    }
+
+    const LIFO_CLAIMS: &str = r#"
+[[claim]]
+id = "lifo-strands"
+says = "the woken task waits"
+value = "lifo/5/wake_one/wait"
+at-least = "1 ms"
+
+[[claim]]
+id = "second-wake-frees"
+says = "the first waits less"
+ratio = ["lifo/5/wake_two/wait", "lifo/5/wake_one/wait"]
+at-most = 0.5
+
+[[invariant]]
+id = "lifo-burns"
+says = "every burn ran"
+value = "lifo/5/wake_one/burns"
+at-least = 1
+"#;
+
+    #[test]
+    fn a_filtered_run_lists_the_claims_it_checked_and_folds_the_rest() {
+        let claims = Claims::parse(&format!("{CLAIMS}{LIFO_CLAIMS}")).unwrap();
+        let book = run(1.0, 0.0);
+        let text = render_claims(&claims, &run(1.0, 30.0), Some(&book));
+        assert!(
+            text.contains("1 held, 1 not shown, 1 refuted, 3 not checked"),
+            "{text}"
+        );
+        let folded = "2 claims and 1 invariant not checked: their experiments did not run (`--filter`): lifo 3\n";
+        assert!(text.ends_with(folded), "after every claim checked: {text}");
+        assert_eq!(text.matches("lifo").count(), 1, "one line for all: {text}");
+        assert!(
+            text.contains("no cell blocking/2/inline/p99"),
+            "a claim on an experiment that ran keeps its line: {text}"
+        );
+        let mut full = run(1.0, 30.0);
+        full.series.extend(
+            crate::record::tests::sample_with(
+                &[],
+                &[
+                    ("lifo", "5", "wake_one", "wait", "ms", &[5.0; 5]),
+                    ("lifo", "5", "wake_two", "wait", "ms", &[0.1; 5]),
+                    ("lifo", "5", "wake_one", "burns", "count", &[1.0; 5]),
+                ],
+            )
+            .series,
+        );
+        let text = render_claims(&claims, &full, Some(&book));
+        assert!(!text.contains("did not run"), "{text}");
+        assert!(text.contains("second-wake-frees"), "{text}");
+    }
+
+    /// Hashes of a record's inputs, with the listing's own as given.
+    fn inputs(listing: &str) -> std::collections::BTreeMap<String, String> {
+        [
+            ("listings/ch00-test", listing),
+            ("tools/measure", "m"),
+            (freshness::LOCK, "l"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+    }
+
+    #[test]
+    fn an_edited_listing_is_named_and_its_failures_not_blamed_on_noise() {
+        let claims = Claims::parse(CLAIMS).unwrap();
+        let mut book = run(1.0, 0.0);
+        let mut mine = run(1.0, 30.0);
+        book.build.inputs = inputs("book");
+        mine.build.inputs = inputs("edited");
+        // The sketch's commit is no commit git knows: the input's name stands for its files.
+        let said = "your listing differs from the one the book measured: listings/ch00-test";
+        let comparison = render_comparison(&mine, &book, &[]);
+        assert!(
+            comparison.starts_with(&format!("\nY{}.", &said[1..])),
+            "{comparison}"
+        );
+        let text = render_claims(&claims, &mine, Some(&book));
+        assert!(text.contains(said), "{text}");
+        assert!(
+            text.contains("REFUTED     quiet-one") && !text.contains("noisy"),
+            "{text}"
+        );
+        assert!(!text.contains("needs a quiet machine"), "{text}");
+        assert_eq!(
+            text.matches("[your listing differs from the one the book measured]")
+                .count(),
+            2,
+            "the refuted and the not shown: {text}"
+        );
+        // A record from before per-input hashes cannot tell: nothing is said.
+        book.build.inputs.clear();
+        assert!(!render_claims(&claims, &mine, Some(&book)).contains("differs"));
+        assert!(!render_comparison(&mine, &book, &[]).contains("differs"));
+        book.build.inputs = inputs("edited");
+        assert!(!render_claims(&claims, &mine, Some(&book)).contains("differs"));
+    }
+
+    /// One cell of `values` in a record of its own.
+    fn cell(metric: &str, values: &[f64]) -> Record {
+        crate::record::tests::sample_with(&[], &[("e", "1", "v", metric, "count", values)])
+    }
+
+    #[test]
+    fn a_ratio_within_the_noise_reads_as_noise() {
+        let ratio =
+            |mine: &Record, book: &Record| ratio_cell(mine.series.first(), book.series.first());
+        let steady = cell("p99", &[100.0, 110.0, 120.0]);
+        assert_eq!(
+            ratio(&cell("p99", &[200.0, 220.0, 240.0]), &steady),
+            "2.00×"
+        );
+        // Repetitions that range over more than their median, overlapping the book's: noise.
+        let wild = cell("p99", &[10.0, 100.0, 1000.0]);
+        assert_eq!(ratio(&wild, &steady), "~");
+        assert_eq!(ratio(&steady, &wild), "~");
+        assert_eq!(ratio(&cell("p99", &[105.0]), &wild), "~", "one repetition");
+        // As wide, but every repetition above the book's: the difference stands out.
+        assert_eq!(
+            ratio(&cell("p99", &[2000.0, 9000.0, 20000.0]), &steady),
+            "81.8×"
+        );
+        assert_eq!(ratio(&steady, &cell("p99", &[0.0, 0.0, 0.0])), "–");
+        assert_eq!(ratio_cell(None, steady.series.first()), "–");
+        let never = cell("threshold_items", &[16384.0; 3]);
+        let found = cell("threshold_items", &[1024.0; 3]);
+        assert_eq!(ratio(&never, &found), "never here");
+        assert_eq!(ratio(&found, &never), "never in book");
+        assert_eq!(ratio(&never, &never), "never");
+    }
+
+    #[test]
+    fn a_search_that_found_nothing_is_not_printed_as_a_size() {
+        let rec = cell("threshold_items", &[16384.0, 1024.0, 16384.0]);
+        let table = render_table(&rec, &[]);
+        assert!(
+            table.contains("never (≤ 8,192) [1,024–never (≤ 8,192)]"),
+            "{table}"
+        );
+        assert!(!table.contains("16,384"), "{table}");
+    }
+
+    /// Each stored record with the busy neighbour's twin as "yours": every chapter's widest case.
+    fn stored_pairs() -> Vec<(Record, Record)> {
+        let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data");
+        let mut pairs = Vec::new();
+        for machine in ["amd-epyc-2c", "intel-xeon-2c"] {
+            let mut files: Vec<_> = std::fs::read_dir(data.join(machine))
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .filter(|p| p.extension().is_some_and(|x| x == "json"))
+                .collect();
+            files.sort();
+            for book in files {
+                let busy = data
+                    .join(format!("{machine}-busy"))
+                    .join(book.file_name().unwrap());
+                if busy.is_file() {
+                    pairs.push((Record::load(&busy).unwrap(), Record::load(&book).unwrap()));
+                }
+            }
+        }
+        pairs
+    }
+
+    #[test]
+    fn every_chapters_comparison_fits_a_terminal() {
+        let pairs = stored_pairs();
+        assert!(!pairs.is_empty(), "the stored records and their busy twins");
+        for (mine, book) in &pairs {
+            // Every metric, not only a chapter's headline: the widest the table can be.
+            let text = render_comparison(mine, book, &[]);
+            for line in text.lines() {
+                assert!(
+                    line.chars().count() <= MAX_WIDTH,
+                    "{}: {} columns: {line}",
+                    book.chapter,
+                    line.chars().count()
+                );
+            }
+            assert!(!text.contains("16,384"), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_split_table_keeps_the_rows_names_in_each_part() {
+        let header: Vec<String> = ["case", "variant", "aaaa", "bbbb", "cccc"]
+            .map(String::from)
+            .to_vec();
+        let row: Vec<String> = ["1", "inline", "1.00×", "2.00×", "3.00×"]
+            .map(String::from)
+            .to_vec();
+        let parts = split_wide(vec![header.clone(), row.clone()], 30);
+        assert_eq!(parts.len(), 2, "{parts:?}");
+        assert_eq!(parts[0][0], ["case", "variant", "aaaa", "bbbb"]);
+        assert_eq!(parts[1][1], ["1", "inline", "3.00×"]);
+        assert_eq!(split_wide(vec![header, row], 100).len(), 1);
     }
 
     #[test]
