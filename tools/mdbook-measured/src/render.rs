@@ -1674,12 +1674,111 @@ fn about(seconds: f64) -> String {
     }
 }
 
-/// How long a run (`experiment=a,b` for `--filter a --filter b`; `reps=N` for `--reps N`) takes on
-/// the machine the chapter's figures come from, estimated from its record; `scale=5/3` for a run
-/// the record does not have (more cases, more work per case), with the factor stated in the page.
+/// "about 10 to 20 seconds" for a run that measured for `lo` seconds on one machine and `hi` on
+/// another: the unit said once where both ends share it.
+fn about_range(lo: f64, hi: f64) -> String {
+    let (from, to) = (about(lo), about(hi));
+    let to = to.strip_prefix("about ").unwrap_or(&to);
+    for unit in [" seconds", " minutes"] {
+        if let (Some(from), Some(to)) = (from.strip_suffix(unit), to.strip_suffix(unit)) {
+            return format!("{from} to {to}{unit}");
+        }
+    }
+    format!("{from} to {to}")
+}
+
+/// Machines whose estimates differ by more than this factor are shown as a range.
+const AGREE_WITHIN: f64 = 1.5;
+
+/// How long a run measures, from each machine's record: the page's machine first.
+struct RunEstimate {
+    record: String,
+    /// (machine, seconds), the page's machine first, then the others by name.
+    machines: Vec<(String, f64)>,
+}
+
+impl RunEstimate {
+    /// The page's machine's estimate, with every other machine under `data/` whose record of the
+    /// chapter keeps its run times (all of them unless `machine=` names one): a reader plans with
+    /// what the run took on each, not on the one machine the figures come from.
+    fn of(
+        data: &Data,
+        record: &str,
+        named: Option<&str>,
+        experiments: &[&str],
+        reps: Option<u32>,
+        scale: f64,
+    ) -> Result<RunEstimate, String> {
+        let page_machine = data.machine_for(record, named);
+        let rec = data.record(&page_machine, record)?;
+        let mut machines = vec![(
+            page_machine.clone(),
+            scale * estimated_seconds(&rec, experiments, reps)?,
+        )];
+        if named.is_none() {
+            for machine in data.measured_machines() {
+                if machine == page_machine {
+                    continue;
+                }
+                // A machine without this chapter, or whose record predates run times or lacks
+                // the experiment, has nothing to say about this run.
+                let Ok(rec) = data.record(&machine, record) else {
+                    continue;
+                };
+                if let Ok(secs) = estimated_seconds(&rec, experiments, reps) {
+                    machines.push((machine, scale * secs));
+                }
+            }
+        }
+        Ok(RunEstimate {
+            record: record.to_string(),
+            machines,
+        })
+    }
+
+    /// One figure where the machines agree within [`AGREE_WITHIN`] (the page's machine's), a
+    /// range where they do not.
+    fn shown(&self) -> String {
+        let secs = self.machines.iter().map(|(_, s)| *s);
+        let lo = secs.clone().fold(f64::INFINITY, f64::min);
+        let hi = secs.fold(0.0, f64::max);
+        if hi <= AGREE_WITHIN * lo || about(lo) == about(hi) {
+            about(self.machines[0].1)
+        } else {
+            about_range(lo, hi)
+        }
+    }
+
+    /// Where the estimate comes from: the record on each machine, with each one's figure.
+    fn title(&self) -> String {
+        match self.machines.as_slice() {
+            [(machine, _)] => format!(
+                "estimated from the run times kept in the record of {} on {machine}",
+                self.record
+            ),
+            all => {
+                let each: Vec<String> = all
+                    .iter()
+                    .map(|(m, s)| format!("{m}: {}", about(*s)))
+                    .collect();
+                format!(
+                    "estimated from the run times kept in the records of {} on {} machines ({})",
+                    self.record,
+                    all.len(),
+                    each.join("; ")
+                )
+            }
+        }
+    }
+}
+
+/// How long a run (`experiment=a,b` for `--filter a --filter b`; `reps=N` for `--reps N`) takes,
+/// estimated from the records of the chapter on every machine under `data/` that keeps its run
+/// times (`machine=NAME`: that machine's alone): one figure where they agree, a range where they
+/// differ, and the machines in the title. `scale=5/3` for a run the records do not have (more
+/// cases, more work per case), with the factor stated in the page.
 fn runtime(data: &Data, d: &Directive) -> Result<String, String> {
     d.check_keys(&["record", "machine", "experiment", "reps", "scale"])?;
-    let r = data.resolve_record_only(d)?;
     let experiments: Vec<&str> = d
         .get("experiment")
         .map(|e| e.split(',').collect())
@@ -1706,12 +1805,14 @@ fn runtime(data: &Data, d: &Directive) -> Result<String, String> {
             }
         }
     };
-    let secs = scale * estimated_seconds(&r.record, &experiments, reps)?;
+    let record = d
+        .get("record")
+        .ok_or("missing `record=<chapter>` (e.g. record=ch01-blocking)")?;
+    let estimate = RunEstimate::of(data, record, d.get("machine"), &experiments, reps, scale)?;
     Ok(format!(
-        "<span class=\"measure-runtime\" title=\"estimated from the run times kept in the record of {} on {}\">{}</span>",
-        esc(&r.record.chapter),
-        esc(&r.machine),
-        about(secs)
+        "<span class=\"measure-runtime\" title=\"{}\">{}</span>",
+        esc(&estimate.title()),
+        esc(&estimate.shown())
     ))
 }
 
@@ -1951,8 +2052,9 @@ fn slot_exercises(data: &Data, record: &str, rec: Option<&Record>) -> Result<Str
                         list(&known)
                     ));
                 }
-                estimated_seconds(rec, &[p.experiment.as_str()], Some(1))
-                    .map_or(String::new(), |secs| format!(", {}", about(secs)))
+                // As the chapter's own predict item says it: from every machine's record.
+                RunEstimate::of(data, record, None, &[p.experiment.as_str()], Some(1), 1.0)
+                    .map_or(String::new(), |estimate| format!(", {}", estimate.shown()))
             }
             None => String::new(),
         };
@@ -2027,7 +2129,56 @@ fn versions(data: &Data, d: &Directive) -> Result<String, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::whole_number;
+    use super::{RunEstimate, about_range, whole_number};
+
+    fn estimate(machines: &[(&str, f64)]) -> RunEstimate {
+        RunEstimate {
+            record: "ch99-demo".into(),
+            machines: machines.iter().map(|(m, s)| (m.to_string(), *s)).collect(),
+        }
+    }
+
+    #[test]
+    fn machines_that_agree_give_one_figure_and_others_a_range() {
+        // One machine: its figure, and its name in the title.
+        let one = estimate(&[("quiet", 42.0)]);
+        assert_eq!(one.shown(), "about 40 seconds");
+        assert_eq!(
+            one.title(),
+            "estimated from the run times kept in the record of ch99-demo on quiet"
+        );
+        // Within 1.5×: the page's machine's figure; the title names both, each with its own.
+        let agree = estimate(&[("quiet", 42.0), ("busy", 55.0)]);
+        assert_eq!(agree.shown(), "about 40 seconds");
+        assert_eq!(
+            agree.title(),
+            "estimated from the run times kept in the records of ch99-demo on 2 machines (quiet: about 40 seconds; busy: about 55 seconds)"
+        );
+        // Further apart: a range from the fastest to the slowest, whichever is the page's.
+        assert_eq!(
+            estimate(&[("busy", 87.0), ("quiet", 42.0)]).shown(),
+            "about 40 seconds to a minute and a half"
+        );
+        assert_eq!(
+            estimate(&[("a", 10.0), ("b", 20.0), ("c", 14.0)]).shown(),
+            "about 10 to 20 seconds"
+        );
+        // Apart by more than 1.5× but the same when rounded: one figure.
+        assert_eq!(estimate(&[("a", 2.0), ("b", 7.0)]).shown(), "a few seconds");
+    }
+
+    #[test]
+    fn a_range_says_its_unit_once_where_both_ends_share_it() {
+        assert_eq!(about_range(10.0, 20.0), "about 10 to 20 seconds");
+        assert_eq!(about_range(3.0, 20.0), "a few to 20 seconds");
+        assert_eq!(about_range(120.0, 210.0), "about 2 to 3½ minutes");
+        assert_eq!(
+            about_range(42.0, 87.0),
+            "about 40 seconds to a minute and a half"
+        );
+        assert_eq!(about_range(40.0, 120.0), "about 40 seconds to 2 minutes");
+        assert_eq!(about_range(60.0, 180.0), "about a minute to 3 minutes");
+    }
 
     #[test]
     fn a_whole_case_loses_its_padding_and_a_fraction_keeps_it() {

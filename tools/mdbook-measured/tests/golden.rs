@@ -466,6 +466,91 @@ fn a_run_time_is_estimated_from_the_record() {
     );
 }
 
+/// The fixtures, with the record of ch99-demo on a second machine whose `demo` experiment took
+/// `secs` seconds (against 150 s on test-machine).
+fn with_second_machine(secs: f64) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(&fixtures(), dir.path());
+    let text =
+        std::fs::read_to_string(dir.path().join("data/test-machine/ch99-demo.json")).unwrap();
+    let mut rec: serde_json::Value = serde_json::from_str(&text).unwrap();
+    rec["machine"]["name"] = "slow-machine".into();
+    rec["experiment_seconds"]["demo"] = secs.into();
+    let folder = dir.path().join("data/slow-machine");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(folder.join("ch99-demo.json"), rec.to_string()).unwrap();
+    dir
+}
+
+#[test]
+fn a_run_time_is_a_range_where_the_machines_differ() {
+    // 150 s on test-machine, 450 s on slow-machine (three times as long): a range, from the
+    // records of both, each named with its figure in the title; one repetition of five.
+    let dir = with_second_machine(450.0);
+    let data = Data::new(dir.path(), "test-machine");
+    let html = expand(
+        &data,
+        "{{#measure runtime record=ch99-demo experiment=demo reps=1}}",
+    )
+    .unwrap();
+    assert!(
+        html.contains(">about 30 seconds to a minute and a half<"),
+        "{html}"
+    );
+    assert!(
+        html.contains(
+            "title=\"estimated from the run times kept in the records of ch99-demo on 2 machines (test-machine: about 30 seconds; slow-machine: about a minute and a half)\""
+        ),
+        "{html}"
+    );
+    let html = expand(&data, "{{#measure runtime record=ch99-demo}}").unwrap();
+    assert!(html.contains(">about 2½ to 7½ minutes<"), "{html}");
+    // A machine named: its record alone.
+    let html = expand(
+        &data,
+        "{{#measure runtime record=ch99-demo machine=slow-machine experiment=demo reps=1}}",
+    )
+    .unwrap();
+    assert!(html.contains(">about a minute and a half<"), "{html}");
+    assert!(
+        html.contains("record of ch99-demo on slow-machine\""),
+        "{html}"
+    );
+    // The schedule's predict-then-measure item gives the same range.
+    let pages = vec![(
+        "a.md".to_string(),
+        None,
+        "# A\n{{#measure minutes record=ch99-demo reading=5 demo=5 exercises=5}}".to_string(),
+    )];
+    let data = Data::new(dir.path(), "test-machine")
+        .with_sessions(&pages)
+        .unwrap();
+    let html = expand(&data, "{{#measure schedule length=60 chapters=ch99-demo}}").unwrap();
+    assert!(
+        html.contains("--reps 1</code>, about 30 seconds to a minute and a half)"),
+        "{html}"
+    );
+}
+
+#[test]
+fn a_run_time_is_one_figure_where_the_machines_agree() {
+    // 150 s against 180 s: within 1.5×, so the page's machine's figure, both named in the title.
+    let dir = with_second_machine(180.0);
+    let data = Data::new(dir.path(), "test-machine");
+    let html = expand(
+        &data,
+        "{{#measure runtime record=ch99-demo experiment=demo reps=1}}",
+    )
+    .unwrap();
+    assert!(html.contains(">about 30 seconds<"), "{html}");
+    assert!(
+        html.contains(
+            "on 2 machines (test-machine: about 30 seconds; slow-machine: about 35 seconds)"
+        ),
+        "{html}"
+    );
+}
+
 #[test]
 fn an_exercise_shows_its_hints_from_the_course() {
     let html = expand(&data(), "{{#measure hints exercise=demo-fix}}").unwrap();
