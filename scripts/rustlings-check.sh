@@ -14,5 +14,5 @@ set_dir=$(mktemp -d)
 trap 'rm -rf "$set_dir"' EXIT
 cargo run -q -p course -- rustlings "$set_dir/exercises-set"
 cd "$set_dir/exercises-set"
-# The workshop runner's target folder: the set shares its dependencies' builds.
-CARGO_TARGET_DIR=$root/target/course "$rustlings" dev check
+# A target folder of its own, kept between runs.
+CARGO_TARGET_DIR=$root/target/rustlings "$rustlings" dev check

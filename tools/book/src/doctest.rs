@@ -1,8 +1,11 @@
 //! `book test`: compiles and runs every Rust code block in the book against the real crates.
 //!
-//! rustdoc gets `--extern name=PATH` for the exact rlibs of `tools/book-deps`, built in its own
-//! target folder: a plain `-L target/debug/deps` fails in edition 2021+ ("cannot find crate") and
-//! when two builds of one crate sit in a folder ("multiple candidates").
+//! rustdoc gets `--extern name=PATH` for the exact rlibs of `tools/book-deps`'s dependencies, as
+//! the workspace's test build made them (`cargo test --workspace`, which `scripts/test.sh` has
+//! just run, so nothing is built twice): a plain `-L target/debug/deps` fails in edition 2021+
+//! ("cannot find crate") and when two builds of one crate sit in a folder ("multiple
+//! candidates"); with `--extern` naming the direct ones, rustc finds each transitive one by the
+//! hash its dependent recorded.
 
 use anyhow::{Context, Result, bail};
 use mdbook_driver::book::BookItem;
@@ -24,8 +27,13 @@ impl Renderer for TestRenderer {
 }
 
 pub fn run(root: &Path) -> Result<()> {
-    let target = root.join("target").join("book-deps");
-    let externs = build_deps(root, &target)?;
+    let externs = build_deps(root)?;
+    let deps_dir = externs
+        .values()
+        .next()
+        .and_then(|rlib| rlib.parent())
+        .context("no rlib")?
+        .to_path_buf();
     let md = crate::load(root, None)?;
     crate::checks::includes(&md)?;
     let edition = md
@@ -56,10 +64,7 @@ pub fn run(root: &Path) -> Result<()> {
             .arg(&file)
             .args(["--edition", &edition])
             .arg("-L")
-            .arg(format!(
-                "dependency={}",
-                target.join("debug").join("deps").display()
-            ));
+            .arg(format!("dependency={}", deps_dir.display()));
         for (name, rlib) in &externs {
             cmd.arg("--extern")
                 .arg(format!("{name}={}", rlib.display()));
@@ -90,10 +95,11 @@ pub fn run(root: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Builds tools/book-deps in its own target folder and returns `crate name → rlib` for each of
-/// its direct dependencies (those under `[target.'cfg(…)'.dependencies]` where this platform
-/// builds them).
-fn build_deps(root: &Path, target: &Path) -> Result<BTreeMap<String, PathBuf>> {
+/// Builds the workspace's tests (a no-op after `cargo test --workspace`) and returns `crate name →
+/// rlib` for each direct dependency of tools/book-deps (those under
+/// `[target.'cfg(…)'.dependencies]` where this platform builds them). Where a crate was built
+/// twice (a build script's copy with fewer features), the one with the most features.
+fn build_deps(root: &Path) -> Result<BTreeMap<String, PathBuf>> {
     let manifest = root.join("tools/book-deps/Cargo.toml");
     let text =
         std::fs::read_to_string(&manifest).with_context(|| manifest.display().to_string())?;
@@ -112,27 +118,25 @@ fn build_deps(root: &Path, target: &Path) -> Result<BTreeMap<String, PathBuf>> {
         .flat_map(|t| t.keys().map(|k| k.replace('-', "_")))
         .collect();
     eprintln!(
-        "building the book's dependencies ({}) in {}",
-        wanted.join(", "),
-        target.display()
+        "the book's dependencies ({}) from the workspace's test build",
+        wanted.join(", ")
     );
     let out = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
         .current_dir(root)
         .args([
-            "build",
-            "-p",
-            "book-deps",
+            "test",
+            "--workspace",
+            "--no-run",
             "--message-format=json-render-diagnostics",
-            "--target-dir",
         ])
-        .arg(target)
         .stderr(Stdio::inherit())
         .output()
-        .context("running cargo build -p book-deps")?;
+        .context("running cargo test --workspace --no-run")?;
     if !out.status.success() {
-        bail!("building tools/book-deps failed");
+        bail!("building the workspace's tests failed");
     }
     let mut externs = BTreeMap::new();
+    let mut features_of = BTreeMap::new();
     for line in String::from_utf8_lossy(&out.stdout).lines() {
         let Ok(msg) = serde_json::from_str::<serde_json::Value>(line) else {
             continue;
@@ -153,7 +157,11 @@ fn build_deps(root: &Path, target: &Path) -> Result<BTreeMap<String, PathBuf>> {
             .flatten()
             .filter_map(|f| f.as_str())
             .find(|f| f.ends_with(".rlib"));
-        if let Some(rlib) = rlib {
+        let features = msg["features"].as_array().map_or(0, Vec::len);
+        if let Some(rlib) = rlib
+            && features_of.get(&name).is_none_or(|most| features >= *most)
+        {
+            features_of.insert(name.clone(), features);
             externs.insert(name, PathBuf::from(rlib));
         }
     }

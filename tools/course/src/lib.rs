@@ -222,6 +222,13 @@ pub fn work_dir(root: &Path) -> PathBuf {
     std::env::var_os("COURSE_WORK").map_or_else(|| root.join("course-work"), PathBuf::from)
 }
 
+/// Where the copies are built: beside them, so that two folders of copies never share a build
+/// (cargo names a copy's artifacts alike wherever the copy is, so a build from another folder's
+/// copy of the same exercise could pass for this one's).
+pub fn target_dir(root: &Path) -> PathBuf {
+    work_dir(root).join("target")
+}
+
 /// The student's copy of an exercise's listing.
 pub fn copy_dir(root: &Path, e: &Exercise) -> PathBuf {
     work_dir(root).join(&e.name)

@@ -193,7 +193,7 @@ fn verdict(e: &Exercise, status: Status) -> String {
     }
 }
 
-/// The exercise's test on the student's copy, in a target folder of the course's own: built
+/// The exercise's test on the student's copy, in the copies' own target folder: built
 /// first, so that a compile error is told apart from a failing test, then run with backtraces
 /// off, so that the test's own message comes first.
 fn check(root: &Path, e: &Exercise) -> Result<Status> {
@@ -225,7 +225,7 @@ fn cargo_test(root: &Path, e: &Exercise) -> Command {
     cmd.args(["test", "-q", "--features", "start", "--test", &e.test])
         .arg("--manifest-path")
         .arg(course::copy_dir(root, e).join("Cargo.toml"))
-        .env("CARGO_TARGET_DIR", root.join("target/course"));
+        .env("CARGO_TARGET_DIR", course::target_dir(root));
     cmd
 }
 
