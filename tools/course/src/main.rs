@@ -40,12 +40,22 @@ enum Cmd {
     Rustlings { dir: PathBuf },
 }
 
+/// The checkout the student is in: the nearest folder above the current one that holds
+/// `course/exercises.toml`, else the one this runner was built from. (Two clones that share a
+/// target folder run one build of the runner: the place it was built from may be the other.)
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .ancestors()
-        .nth(2)
-        .expect("tools/course sits two levels down")
-        .to_path_buf()
+    let here = std::env::current_dir().ok();
+    let found = here
+        .iter()
+        .flat_map(|d| d.ancestors())
+        .find(|d| d.join("course/exercises.toml").is_file() && d.join("Cargo.toml").is_file());
+    found.map(Path::to_path_buf).unwrap_or_else(|| {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .ancestors()
+            .nth(2)
+            .expect("tools/course sits two levels down")
+            .to_path_buf()
+    })
 }
 
 fn main() {
@@ -66,10 +76,11 @@ fn run(root: &Path, command: Cmd) -> Result<i32> {
     let mut progress = Progress::load(root)?;
     match command {
         Cmd::List => {
+            let width = all.iter().map(|e| e.name.len()).max().unwrap_or(0);
             for (i, e) in all.iter().enumerate() {
                 let status = progress.status(root, e)?;
                 println!(
-                    "{:>2}. {:<18} {:<22} {} ({})",
+                    "{:>2}. {:<width$} {:<22} {} ({})",
                     i + 1,
                     e.name,
                     status.text(),
@@ -87,13 +98,16 @@ fn run(root: &Path, command: Cmd) -> Result<i32> {
             let e = find(&all, &name)?;
             let file = edited_file(root, e);
             if file.is_file() {
-                if progress.status(root, e)? != Status::NotStarted {
-                    println!(
-                        "Your copy was already there: your edits are kept \
-                         (`cargo run -p course -- reset {}` starts over).",
-                        e.name
-                    );
-                }
+                let edited = progress.status(root, e)? != Status::NotStarted;
+                println!(
+                    "Your copy was already there{} (`cargo run -p course -- reset {}` starts over).",
+                    if edited {
+                        ": your edits are kept"
+                    } else {
+                        ", unchanged"
+                    },
+                    e.name
+                );
             } else {
                 make_copy(root, e)?;
             }
@@ -167,10 +181,10 @@ fn run(root: &Path, command: Cmd) -> Result<i32> {
         }
         Cmd::Rustlings { dir } => {
             course::rustlings::write_set(root, &all, &dir)?;
+            println!("{} exercises written to {}.", all.len(), dir.display());
             println!(
-                "{} exercises written to {}: `cd {} && rustlings` (rustlings 6: `cargo install rustlings`)",
-                all.len(),
-                dir.display(),
+                "Build them first (minutes; rustlings shows nothing while it builds): \
+                 `cd {} && cargo test --no-run`, then `rustlings` (rustlings 6: `cargo install rustlings`).",
                 dir.display()
             );
         }

@@ -162,3 +162,34 @@ fn the_rustlings_set_has_every_exercise_in_the_layout_rustlings_checks() {
     assert_eq!(again.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&again.stderr).contains("is not empty"));
 }
+
+#[test]
+fn the_runner_works_on_the_checkout_it_is_run_in() {
+    // Two clones that share a target folder run one build of the runner: the exercises must be
+    // read from the checkout the student is in, not from the one the runner was built from.
+    let other = tempfile::tempdir().unwrap();
+    let write = |path: &str, text: &str| {
+        let p = other.path().join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    write("Cargo.toml", "[workspace]\n");
+    write("course/crates/demo/src/start.rs", "pub fn demo() {}\n");
+    write(
+        "course/exercises.toml",
+        "[[exercise]]\nname = \"only-in-this-clone\"\nchapter = \"ch09-demo\"\n\
+         dir = \"course/crates/demo\"\ntitle = \"A demo\"\nedit = \"src/start.rs\"\n\
+         test = \"exercise\"\nsolution = \"src/solution.rs\"\nhints = [\"one\"]\n",
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_course"))
+        .arg("list")
+        .current_dir(other.path().join("course/crates"))
+        .env("COURSE_WORK", other.path().join("work"))
+        .output()
+        .unwrap();
+    let list = stdout(&out);
+    assert!(
+        list.contains("only-in-this-clone") && !list.contains("shed-load"),
+        "{list}"
+    );
+}

@@ -496,7 +496,7 @@ fn not_run_line(claims: &[&Claim]) -> String {
     }
     let their = if claims.len() == 1 { "its" } else { "their" };
     format!(
-        "{} not checked: {their} experiments did not run (`--filter`): {}\n",
+        "Of the not checked above, {}: {their} experiments did not run (`--filter`): {}\n",
         what.join(" and "),
         counts.join(", ")
     )
@@ -833,7 +833,7 @@ at-least = 1
             text.contains("1 held, 1 not shown, 1 refuted, 3 not checked"),
             "{text}"
         );
-        let folded = "2 claims and 1 invariant not checked: their experiments did not run (`--filter`): lifo 3\n";
+        let folded = "Of the not checked above, 2 claims and 1 invariant: their experiments did not run (`--filter`): lifo 3\n";
         assert!(text.ends_with(folded), "after every claim checked: {text}");
         assert_eq!(text.matches("lifo").count(), 1, "one line for all: {text}");
         assert!(
