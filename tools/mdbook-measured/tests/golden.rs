@@ -517,14 +517,7 @@ fn a_run_time_is_a_range_where_the_machines_differ() {
         "{html}"
     );
     // The schedule's predict-then-measure item gives the same range.
-    let pages = vec![(
-        "a.md".to_string(),
-        None,
-        "# A\n{{#measure minutes record=ch99-demo reading=5 demo=5 exercises=5}}".to_string(),
-    )];
-    let data = Data::new(dir.path(), "test-machine")
-        .with_sessions(&pages)
-        .unwrap();
+    let data = demo_sessions(dir.path());
     let html = expand(&data, "{{#measure schedule length=60 chapters=ch99-demo}}").unwrap();
     assert!(
         html.contains("--reps 1</code>, about 30 seconds to a minute and a half)"),
@@ -708,17 +701,23 @@ fn a_predict_question_whose_experiment_the_record_lacks_fails_the_schedule() {
         text.replacen("experiment = \"demo\"", "experiment = \"demo_renamed\"", 1),
     )
     .unwrap();
-    let pages = vec![(
-        "a.md".to_string(),
-        None,
-        "# A\n{{#measure minutes record=ch99-demo reading=5 demo=5 exercises=5}}".to_string(),
-    )];
-    let data = Data::new(dir.path(), "test-machine")
-        .with_sessions(&pages)
-        .unwrap();
+    let data = demo_sessions(dir.path());
     let e = expand(&data, "{{#measure schedule length=60 chapters=ch99-demo}}").unwrap_err();
     assert!(
         e.contains("runs experiment `demo_renamed`, which its record does not have; it has demo"),
         "{e}"
     );
+}
+
+/// The fixture's data with one page that gives ch99-demo's workshop minutes (what the schedule
+/// directive reads).
+fn demo_sessions(root: &std::path::Path) -> Data {
+    let pages = vec![(
+        "a.md".to_string(),
+        None,
+        "# A\n{{#measure minutes record=ch99-demo reading=5 demo=5 exercises=5}}".to_string(),
+    )];
+    Data::new(root, "test-machine")
+        .with_sessions(&pages)
+        .unwrap()
 }
