@@ -10,9 +10,12 @@ rustlings=$root/target/tools/bin/rustlings
 if ! "$rustlings" --version 2>/dev/null | grep -q "6\.5\.0"; then
     cargo install -q --locked rustlings --version 6.5.0 --root "$root/target/tools"
 fi
-set_dir=$(mktemp -d)
-trap 'rm -rf "$set_dir"' EXIT
-cargo run -q -p course -- rustlings "$set_dir/exercises-set"
-cd "$set_dir/exercises-set"
-# A target folder of its own, kept between runs.
-CARGO_TARGET_DIR=$root/target/rustlings "$rustlings" dev check
+# The set is made anew at the same place every run, its build kept beside it: cargo names a
+# package's artifacts alike wherever it sits, so a set built from another folder into the same
+# target could pass for this one.
+set_dir=$root/target/rustlings-set
+rm -rf "$set_dir/exercises"
+mkdir -p "$set_dir"
+cargo run -q -p course -- rustlings "$set_dir/exercises"
+cd "$set_dir/exercises"
+CARGO_TARGET_DIR=$set_dir/target "$rustlings" dev check

@@ -132,6 +132,10 @@ fn the_rustlings_set_has_every_exercise_in_the_layout_rustlings_checks() {
         list.lines().filter(|l| l.contains(". ")).count()
     );
     let manifest = std::fs::read_to_string(set.join("Cargo.toml")).unwrap();
+    assert!(
+        manifest.contains("\n[workspace]\n"),
+        "a workspace of its own: {manifest}"
+    );
     for e in exercises {
         let (name, dir) = (e["name"].as_str().unwrap(), e["dir"].as_str().unwrap());
         // rustlings 6 takes letters, digits and `_`, at most 32 of them, and a hint.
