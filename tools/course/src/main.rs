@@ -184,7 +184,8 @@ fn run(root: &Path, command: Cmd) -> Result<i32> {
             println!("{} exercises written to {}.", all.len(), dir.display());
             println!(
                 "Build them first (minutes; rustlings shows nothing while it builds): \
-                 `cd {} && cargo test --no-run`, then `rustlings` (rustlings 6: `cargo install rustlings`).",
+                 `cd {} && cargo test --no-run && cargo clippy --profile test`, then `rustlings` \
+                 (`cargo install --locked rustlings`; the set was checked with rustlings 6.5.0).",
                 dir.display()
             );
         }
