@@ -254,8 +254,7 @@ pub fn make_copy(root: &Path, e: &Exercise) -> Result<PathBuf> {
     }
     let manifest = std::fs::read_to_string(from.join("Cargo.toml"))?;
     let workspace = std::fs::read_to_string(root.join("Cargo.toml"))?;
-    let mut standalone: toml::Table =
-        toml::from_str(&standalone_manifest(&manifest, &workspace, root)?)?;
+    let mut standalone = standalone_manifest(&manifest, &workspace, root)?;
     start_by_default(&mut standalone);
     std::fs::write(to.join("Cargo.toml"), toml::to_string(&standalone)?)?;
     for shared in ["Cargo.lock", "rust-toolchain.toml"] {
@@ -327,7 +326,7 @@ fn copy_tree(from: &Path, to: &Path) -> Result<()> {
 /// A listing's manifest with the workspace's settings written in: `x.workspace = true` becomes
 /// the workspace's value (features merged), a path dependency an absolute path, and an empty
 /// `[workspace]` makes the copy its own workspace.
-pub fn standalone_manifest(listing: &str, workspace: &str, root: &Path) -> Result<String> {
+pub fn standalone_manifest(listing: &str, workspace: &str, root: &Path) -> Result<toml::Table> {
     let mut m: toml::Table = toml::from_str(listing).context("the listing's Cargo.toml")?;
     let ws: toml::Table = toml::from_str(workspace).context("the workspace's Cargo.toml")?;
     let ws = ws
@@ -374,7 +373,7 @@ pub fn standalone_manifest(listing: &str, workspace: &str, root: &Path) -> Resul
         bail!("`[lints] workspace = true` is not written in yet: give the copy its lints");
     }
     m.insert("workspace".into(), toml::Value::Table(toml::Table::new()));
-    Ok(toml::to_string(&m)?)
+    Ok(m)
 }
 
 const DEPENDENCY_TABLES: [&str; 3] = ["dependencies", "dev-dependencies", "build-dependencies"];
@@ -569,8 +568,8 @@ serde_json.workspace = true
 [dev-dependencies]
 tokio = { workspace = true, features = ["test-util"] }
 "#;
-        let out = standalone_manifest(member, workspace, Path::new("/repo")).unwrap();
-        let m: toml::Table = toml::from_str(&out).unwrap();
+        let m = standalone_manifest(member, workspace, Path::new("/repo")).unwrap();
+        let out = toml::to_string(&m).unwrap();
         assert_eq!(m["package"]["edition"].as_str(), Some("2024"));
         assert_eq!(
             m["dependencies"]["measure"]["path"].as_str(),
@@ -604,9 +603,9 @@ io-uring.workspace = true
 [target.'cfg(unix)'.dev-dependencies]
 libc = { workspace = true, features = ["extra_traits"] }
 "#;
-        let out = standalone_manifest(member, workspace, Path::new("/repo")).unwrap();
+        let m = standalone_manifest(member, workspace, Path::new("/repo")).unwrap();
+        let out = toml::to_string(&m).unwrap();
         assert!(!out.contains("workspace = true"), "{out}");
-        let m: toml::Table = toml::from_str(&out).unwrap();
         let linux = &m["target"]["cfg(target_os = \"linux\")"]["dependencies"];
         assert_eq!(linux["io-uring"]["version"].as_str(), Some("=0.7.11"));
         let unix = &m["target"]["cfg(unix)"]["dev-dependencies"];
@@ -620,8 +619,9 @@ libc = { workspace = true, features = ["extra_traits"] }
         let workspace = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
         for e in exercises(&root).unwrap() {
             let listing = std::fs::read_to_string(e.crate_dir(&root).join("Cargo.toml")).unwrap();
-            let out = standalone_manifest(&listing, &workspace, &root)
+            let m = standalone_manifest(&listing, &workspace, &root)
                 .unwrap_or_else(|err| panic!("{}: {err:#}", e.name));
+            let out = toml::to_string(&m).unwrap();
             assert!(!out.contains("workspace = true"), "{}: {out}", e.name);
         }
     }

@@ -276,7 +276,7 @@ fn cargo_toml(root: &Path, all: &[Exercise]) -> Result<String> {
     for e in all {
         let dir = e.crate_dir(root);
         let manifest = std::fs::read_to_string(dir.join("Cargo.toml"))?;
-        let m: toml::Table = toml::from_str(&standalone_manifest(&manifest, &workspace, root)?)?;
+        let m = standalone_manifest(&manifest, &workspace, root)?;
         let package = m["package"]["name"]
             .as_str()
             .context("package name")?

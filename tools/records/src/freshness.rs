@@ -498,16 +498,19 @@ pub(crate) mod tests {
     /// Runs cargo in `root`, offline; panics with its output if it fails.
     pub(crate) fn cargo(root: &Path, args: &[&str]) {
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let out = std::process::Command::new(cargo)
-            .current_dir(root)
-            .args(args)
-            .output()
-            .unwrap();
+        let mut cargo = std::process::Command::new(cargo);
+        succeeded(cargo.current_dir(root).args(args), "cargo", args);
+    }
+
+    /// Runs `cmd` and returns its output; panics with its stderr if it fails.
+    fn succeeded(cmd: &mut std::process::Command, what: &str, args: &[&str]) -> String {
+        let out = cmd.output().unwrap();
         assert!(
             out.status.success(),
-            "cargo {args:?}: {}",
+            "{what} {args:?}: {}",
             String::from_utf8_lossy(&out.stderr)
         );
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
     }
 
     fn edit(root: &Path, path: &str, from: &str, to: &str) {
@@ -645,26 +648,17 @@ pub(crate) mod tests {
 
     /// Runs git in `root`; panics with its output if it fails.
     fn git(root: &Path, args: &[&str]) -> String {
-        let out = std::process::Command::new("git")
-            .arg("-C")
-            .arg(root)
-            .args([
-                "-c",
-                "user.name=t",
-                "-c",
-                "user.email=t@t",
-                "-c",
-                "commit.gpgsign=false",
-            ])
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).trim().to_string()
+        let mut git = std::process::Command::new("git");
+        git.arg("-C").arg(root);
+        git.args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "commit.gpgsign=false",
+        ]);
+        succeeded(git.args(args), "git", args)
     }
 
     #[test]
