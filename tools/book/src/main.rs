@@ -11,6 +11,7 @@ mod doctest;
 mod history;
 mod outputs;
 mod pdf;
+mod releases;
 mod search;
 mod serve;
 
@@ -83,6 +84,9 @@ enum Command {
     /// were measured: for when the rule that hashes the lock file changes, not what it hashes.
     /// Run it on the lock file the records were measured with; it refuses any other change
     RehashLock,
+    /// The Tokio release matrix (releases/releases.toml): list, lock, run
+    #[command(subcommand)]
+    Releases(releases::Releases),
 }
 
 fn main() {
@@ -104,6 +108,7 @@ fn main() {
         Command::Check { files } => claims::validate_files(&files),
         Command::History => history::check(&root),
         Command::RehashLock => claims::rehash_lock(&root),
+        Command::Releases(cmd) => releases::run(&root, cmd),
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");

@@ -137,7 +137,8 @@ pub fn stale_inputs(root: &Path, rec: &crate::record::Record) -> Result<Vec<Stri
     if rec.source.is_some() {
         return Ok(Vec::new());
     }
-    let now = inputs(root, &rec.chapter)
+    let root = crate::releases::workspace_for_record(root, rec)?;
+    let now = inputs(&root, &rec.chapter)
         .map_err(|e| format!("cannot hash what shapes {}: {e}", rec.chapter))?;
     if combined(&now) == rec.build.listing_hash {
         return Ok(Vec::new());
@@ -213,6 +214,26 @@ fn crate_dirs(root: &Path, chapter: &str) -> io::Result<Vec<PathBuf>> {
     }
     dirs.sort();
     dirs.dedup();
+    Ok(dirs)
+}
+
+/// The folders, relative to `root`, of every workspace crate `chapter` builds, itself and the
+/// judging crate included: what a workspace must hold to build it (see [`crate::releases`]).
+pub fn workspace_crates(root: &Path, chapter: &str) -> io::Result<Vec<String>> {
+    let lock = std::fs::read_to_string(root.join("Cargo.lock"))?;
+    let packages = parse_lock(&lock).map_err(io::Error::other)?;
+    let members = workspace_members(root)?;
+    let mut dirs = Vec::new();
+    for name in closure(&packages, chapter).map_err(io::Error::other)? {
+        let p = &packages[name];
+        if p.source.is_none() {
+            let dir = members.get(&p.name).ok_or_else(|| {
+                io::Error::other(format!("no workspace member is the crate {}", p.name))
+            })?;
+            dirs.push(relative(root, dir));
+        }
+    }
+    dirs.sort();
     Ok(dirs)
 }
 

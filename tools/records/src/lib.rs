@@ -15,6 +15,7 @@ pub mod history;
 pub mod lockfile;
 pub mod noise;
 pub mod record;
+pub mod releases;
 pub mod report;
 pub mod summary;
 pub mod verdict;

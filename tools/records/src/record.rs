@@ -211,30 +211,11 @@ impl Record {
         Ok(())
     }
 
-    /// Writes the record atomically: a temporary file in the same folder, then a rename, so an
-    /// interrupted or failed write never leaves a half-written record in place of a good one.
+    /// Writes the record atomically ([`write_atomic`]).
     pub fn save_atomic(&self, path: &Path) -> std::io::Result<()> {
-        let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
-        if let Some(dir) = dir {
-            std::fs::create_dir_all(dir)?;
-        }
-        let dir = dir.unwrap_or(Path::new("."));
-        let file_name = path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or("record");
-        let tmp = dir.join(format!(".{file_name}.{}.tmp", std::process::id()));
-        let result = (|| {
-            let mut f = std::fs::File::create(&tmp)?;
-            serde_json::to_writer_pretty(&mut f, self)?;
-            f.write_all(b"\n")?;
-            f.sync_all()?;
-            std::fs::rename(&tmp, path)
-        })();
-        if result.is_err() {
-            let _ = std::fs::remove_file(&tmp);
-        }
-        result
+        let mut text = serde_json::to_vec_pretty(self)?;
+        text.push(b'\n');
+        write_atomic(path, &text)
     }
 
     /// The series matching an exact (experiment, case, variant, metric).
@@ -401,6 +382,28 @@ impl Record {
         }
         out
     }
+}
+
+/// Writes a file atomically: a temporary file in the same folder, then a rename, so an
+/// interrupted or failed write never leaves a half-written file in place of a good one.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+    if let Some(dir) = dir {
+        std::fs::create_dir_all(dir)?;
+    }
+    let dir = dir.unwrap_or(Path::new("."));
+    let file_name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
+    let tmp = dir.join(format!(".{file_name}.{}.tmp", std::process::id()));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
 }
 
 /// The repository root: the nearest folder above the current one with book.toml and Cargo.toml,

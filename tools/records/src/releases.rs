@@ -1,0 +1,373 @@
+//! The Tokio release matrix: the same listings built against other Tokio releases.
+//!
+//! `releases/releases.toml` names each release, why it is in the matrix, the crates it needs at
+//! another version (and why), and the chapters it cannot build (and why). Each release builds from
+//! a lock file of its own, `releases/tokio-<version>.lock`, in a workspace of its own: a copy of
+//! the chapters it builds and the workspace crates they need, under
+//! `target/releases/tokio-<version>/`, whose `Cargo.toml` is the book's with Tokio (and those
+//! crates) pinned to the release. The copy holds the same files, so a listing's hash is the
+//! book's; what differs is the lock file, which freshness hashes as `cargo tree` resolves it there.
+//!
+//! Its records live under `data/<machine>-tokio-<version>/`, and are fresh against that
+//! workspace ([`workspace_for_record`]).
+
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Mutex;
+
+/// The matrix's file, under the repository root.
+pub const FILE: &str = "releases/releases.toml";
+
+/// What marks a data folder as a release's: `<machine>-tokio-<version>`.
+const MARK: &str = "-tokio-";
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Matrix {
+    release: Vec<Release>,
+}
+
+/// One Tokio release of the matrix.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Release {
+    /// The exact version, "1.38.2".
+    pub tokio: String,
+    /// Why it is in the matrix: its line, the changes on either side of it.
+    pub why: String,
+    /// Crates pinned to another version on this release (`name = { version, why }`).
+    #[serde(default)]
+    pub crates: BTreeMap<String, Pin>,
+    /// Chapters this release cannot build, each with the reason.
+    #[serde(default)]
+    pub skip: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Pin {
+    /// A version requirement as the workspace writes it, "=0.4.2".
+    pub version: String,
+    pub why: String,
+}
+
+/// The matrix, in the file's order.
+pub fn load(root: &Path) -> Result<Vec<Release>, String> {
+    let path = root.join(FILE);
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let matrix: Matrix = toml::from_str(&text).map_err(|e| format!("{FILE}: {e}"))?;
+    let chapters = chapters(root)?;
+    for r in &matrix.release {
+        if !is_version(&r.tokio) {
+            return Err(format!(
+                "{FILE}: `{}` is not an exact release (1.38.2)",
+                r.tokio
+            ));
+        }
+        if let Some(c) = r.skip.keys().find(|c| !chapters.contains(c)) {
+            return Err(format!(
+                "{FILE}: Tokio {} skips `{c}`, which is no listing",
+                r.tokio
+            ));
+        }
+        if matrix.release.iter().filter(|o| o.tokio == r.tokio).count() > 1 {
+            return Err(format!("{FILE}: Tokio {} is listed twice", r.tokio));
+        }
+    }
+    Ok(matrix.release)
+}
+
+/// The release named `version`.
+pub fn find(root: &Path, version: &str) -> Result<Release, String> {
+    load(root)?
+        .into_iter()
+        .find(|r| r.tokio == version)
+        .ok_or_else(|| format!("Tokio {version} is not in {FILE}"))
+}
+
+/// Every listing's name, sorted.
+pub fn chapters(root: &Path) -> Result<Vec<String>, String> {
+    let dir = root.join("listings");
+    let mut out: Vec<String> = std::fs::read_dir(&dir)
+        .map_err(|e| format!("cannot list {}: {e}", dir.display()))?
+        .flatten()
+        .filter(|e| e.path().join("Cargo.toml").is_file())
+        .filter_map(|e| e.file_name().to_str().map(str::to_string))
+        .collect();
+    out.sort();
+    Ok(out)
+}
+
+impl Release {
+    /// The chapters this release builds: every listing it does not skip.
+    pub fn chapters(&self, root: &Path) -> Result<Vec<String>, String> {
+        Ok(chapters(root)?
+            .into_iter()
+            .filter(|c| !self.skip.contains_key(c))
+            .collect())
+    }
+
+    /// `releases/tokio-<version>.lock`.
+    pub fn lock_path(&self, root: &Path) -> PathBuf {
+        root.join("releases")
+            .join(format!("tokio-{}.lock", self.tokio))
+    }
+
+    /// The data folder of this release's records on `machine`.
+    pub fn folder(&self, machine: &str) -> String {
+        format!("{machine}{MARK}{}", self.tokio)
+    }
+
+    /// `target/releases/tokio-<version>`: its workspace (and, beneath, its target folder).
+    pub fn dir(&self, root: &Path) -> PathBuf {
+        root.join("target")
+            .join("releases")
+            .join(format!("tokio-{}", self.tokio))
+    }
+}
+
+/// `("intel-xeon-2c", "1.38.2")` for the folder `intel-xeon-2c-tokio-1.38.2`; `None` for any
+/// other folder.
+pub fn split_folder(folder: &str) -> Option<(&str, &str)> {
+    let at = folder.rfind(MARK)?;
+    let (machine, version) = (&folder[..at], &folder[at + MARK.len()..]);
+    (!machine.is_empty() && is_version(version)).then_some((machine, version))
+}
+
+fn is_version(v: &str) -> bool {
+    let parts: Vec<&str> = v.split('.').collect();
+    parts.len() == 3
+        && parts
+            .iter()
+            .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
+}
+
+/// The root a record is fresh against: the release's workspace for a record under a release's
+/// folder (made once per process), else `root`.
+pub fn workspace_for_record(root: &Path, rec: &crate::record::Record) -> Result<PathBuf, String> {
+    let Some((_, version)) = split_folder(&rec.machine.name) else {
+        return Ok(root.to_path_buf());
+    };
+    static MADE: Mutex<BTreeMap<PathBuf, PathBuf>> = Mutex::new(BTreeMap::new());
+    let key = root.join(version);
+    if let Some(dir) = MADE.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        return Ok(dir.clone());
+    }
+    let release = find(root, version)?;
+    let dir = workspace(root, &release)?;
+    MADE.lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(key, dir.clone());
+    Ok(dir)
+}
+
+/// Writes (or brings up to date) the release's workspace from the book's files and its lock
+/// file, downloads what the lock names, and returns the folder. Fails when the release has no
+/// lock file yet ([`make_lock`] makes one).
+pub fn workspace(root: &Path, release: &Release) -> Result<PathBuf, String> {
+    let lock = release.lock_path(root);
+    let text = std::fs::read_to_string(&lock).map_err(|e| {
+        format!(
+            "cannot read {} ({e}): make it with `cargo run -p book -- releases lock {}`",
+            lock.display(),
+            release.tokio
+        )
+    })?;
+    let dir = write_workspace(root, release)?;
+    write_if_changed(&dir.join("Cargo.lock"), text.as_bytes())?;
+    fetch(&dir)?;
+    Ok(dir)
+}
+
+/// Makes `releases/tokio-<version>.lock`: the book's lock file, with Tokio and the release's
+/// pinned crates moved to their versions and nothing else changed that cargo can keep.
+pub fn make_lock(root: &Path, release: &Release) -> Result<PathBuf, String> {
+    let dir = write_workspace(root, release)?;
+    let book_lock = std::fs::read(root.join("Cargo.lock")).map_err(|e| e.to_string())?;
+    std::fs::write(dir.join("Cargo.lock"), book_lock).map_err(|e| e.to_string())?;
+    let mut update = vec!["update", "--quiet", "-p", "tokio", "--precise"];
+    update.push(&release.tokio);
+    cargo(&dir, &update)?;
+    let text = std::fs::read_to_string(dir.join("Cargo.lock")).map_err(|e| e.to_string())?;
+    let path = release.lock_path(root);
+    crate::record::write_atomic(&path, text.as_bytes())
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok(path)
+}
+
+/// The workspace's folder with its manifest, toolchain, book.toml (which marks it as a root for
+/// [`crate::record::repo_root`]) and a copy of every crate the release's chapters build.
+fn write_workspace(root: &Path, release: &Release) -> Result<PathBuf, String> {
+    let dir = release.dir(root);
+    let members = members(root, release)?;
+    let manifest = manifest(root, release, &members)?;
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot make {}: {e}", dir.display()))?;
+    write_if_changed(&dir.join("Cargo.toml"), manifest.as_bytes())?;
+    for file in ["rust-toolchain.toml", "book.toml"] {
+        let text = std::fs::read(root.join(file)).map_err(|e| format!("{file}: {e}"))?;
+        write_if_changed(&dir.join(file), &text)?;
+    }
+    for member in &members {
+        sync_dir(&root.join(member), &dir.join(member))?;
+    }
+    Ok(dir)
+}
+
+/// The workspace crates (relative folders) the release's chapters build, themselves included.
+fn members(root: &Path, release: &Release) -> Result<Vec<String>, String> {
+    let mut out = std::collections::BTreeSet::new();
+    for chapter in release.chapters(root)? {
+        for dir in crate::freshness::workspace_crates(root, &chapter).map_err(|e| e.to_string())? {
+            out.insert(dir);
+        }
+    }
+    Ok(out.into_iter().collect())
+}
+
+/// The book's manifest with `members` as the workspace, Tokio and the pinned crates at the
+/// release's versions, and no path dependency outside `members`. Profiles stay as they are.
+fn manifest(root: &Path, release: &Release, members: &[String]) -> Result<String, String> {
+    let text = std::fs::read_to_string(root.join("Cargo.toml")).map_err(|e| e.to_string())?;
+    let mut doc: toml::Table = text.parse().map_err(|e| format!("Cargo.toml: {e}"))?;
+    let workspace = doc
+        .get_mut("workspace")
+        .and_then(|w| w.as_table_mut())
+        .ok_or("Cargo.toml has no [workspace]")?;
+    workspace.insert(
+        "members".into(),
+        toml::Value::Array(members.iter().cloned().map(toml::Value::String).collect()),
+    );
+    let deps = workspace
+        .get_mut("dependencies")
+        .and_then(|d| d.as_table_mut())
+        .ok_or("Cargo.toml has no [workspace.dependencies]")?;
+    deps.retain(|_, spec| {
+        spec.get("path")
+            .and_then(|p| p.as_str())
+            .is_none_or(|p| members.iter().any(|m| m == p))
+    });
+    let mut pins: Vec<(&str, String)> = vec![("tokio", format!("={}", release.tokio))];
+    pins.extend(
+        release
+            .crates
+            .iter()
+            .map(|(n, p)| (n.as_str(), p.version.clone())),
+    );
+    for (name, version) in pins {
+        match deps.get_mut(name) {
+            Some(toml::Value::Table(t)) => {
+                t.insert("version".into(), toml::Value::String(version));
+            }
+            Some(v) => *v = toml::Value::String(version),
+            None => {
+                return Err(format!(
+                    "{FILE}: Tokio {} pins `{name}`, which [workspace.dependencies] does not have",
+                    release.tokio
+                ));
+            }
+        }
+    }
+    let body = toml::to_string(&doc).map_err(|e| e.to_string())?;
+    Ok(format!(
+        "# Written by `cargo run -p book -- releases` from the book's Cargo.toml, for Tokio {}\n# ({FILE}). Do not edit: it is rewritten.\n\n{body}",
+        release.tokio
+    ))
+}
+
+/// Downloads every crate the workspace's lock names (freshness runs `cargo tree --offline`).
+fn fetch(dir: &Path) -> Result<(), String> {
+    let stamp = dir.join("target").join("fetched.lock");
+    let lock = std::fs::read(dir.join("Cargo.lock")).unwrap_or_default();
+    if std::fs::read(&stamp).is_ok_and(|s| s == lock) {
+        return Ok(());
+    }
+    cargo(dir, &["fetch", "--locked", "--quiet"])?;
+    std::fs::create_dir_all(stamp.parent().unwrap_or(dir)).map_err(|e| e.to_string())?;
+    std::fs::write(&stamp, lock).map_err(|e| e.to_string())
+}
+
+fn cargo(dir: &Path, args: &[&str]) -> Result<(), String> {
+    let bin = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let out = Command::new(bin)
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "`cargo {}` in {} failed: {}",
+            args.join(" "),
+            dir.display(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ))
+    }
+}
+
+/// Makes `to` hold exactly the files of `from` (but `target/` folders), writing only those
+/// that differ, so that cargo does not rebuild what did not change.
+fn sync_dir(from: &Path, to: &Path) -> Result<(), String> {
+    let err = |p: &Path, e: std::io::Error| format!("{}: {e}", p.display());
+    std::fs::create_dir_all(to).map_err(|e| err(to, e))?;
+    let mut wanted = std::collections::BTreeSet::new();
+    for entry in std::fs::read_dir(from).map_err(|e| err(from, e))? {
+        let entry = entry.map_err(|e| err(from, e))?;
+        let name = entry.file_name();
+        if name == "target" {
+            continue;
+        }
+        let (src, dst) = (entry.path(), to.join(&name));
+        if src.is_dir() {
+            sync_dir(&src, &dst)?;
+        } else {
+            write_if_changed(&dst, &std::fs::read(&src).map_err(|e| err(&src, e))?)?;
+        }
+        wanted.insert(name);
+    }
+    for entry in std::fs::read_dir(to).map_err(|e| err(to, e))?.flatten() {
+        let name = entry.file_name();
+        if name == "target" || wanted.contains(&name) {
+            continue;
+        }
+        let path = entry.path();
+        let gone = if path.is_dir() {
+            std::fs::remove_dir_all(&path)
+        } else {
+            std::fs::remove_file(&path)
+        };
+        gone.map_err(|e| err(&path, e))?;
+    }
+    Ok(())
+}
+
+fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    if std::fs::read(path).is_ok_and(|old| old == bytes) {
+        return Ok(());
+    }
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+    }
+    std::fs::write(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_release_folder_names_its_machine_and_version() {
+        assert_eq!(
+            split_folder("intel-xeon-2c-tokio-1.38.2"),
+            Some(("intel-xeon-2c", "1.38.2"))
+        );
+        assert_eq!(split_folder("intel-xeon-2c"), None);
+        assert_eq!(split_folder("intel-xeon-2c-busy"), None);
+        assert_eq!(split_folder("-tokio-1.38.2"), None);
+        assert_eq!(split_folder("m-tokio-1.38"), None);
+        assert_eq!(split_folder("m-tokio-1.38.x"), None);
+    }
+}
