@@ -100,6 +100,14 @@ pub fn check_all(root: &Path) -> Result<()> {
                     rec.machine.name
                 ));
             }
+            if let Some((_, version)) = records::releases::split_folder(&machine_name) {
+                let built = rec.build.crates.get("tokio").map_or("none", String::as_str);
+                if built != version.as_str() {
+                    failures.push(format!(
+                        "{shown}: a record of Tokio {version} built with Tokio {built}"
+                    ));
+                }
+            }
             if rec.quick {
                 failures.push(format!(
                     "{shown}: a quick run; the book shows full runs only"

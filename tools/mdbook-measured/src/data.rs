@@ -494,12 +494,26 @@ impl Data {
         self.warnings.borrow().iter().cloned().collect()
     }
 
-    /// The machines with records under `data/`: every folder but the published figures'.
+    /// The machines with records under `data/`: every folder but the published figures' and
+    /// the Tokio releases' (`<machine>-tokio-<version>`, their own page).
     pub fn measured_machines(&self) -> Vec<String> {
         self.available(&self.root.join("data"), false)
             .into_iter()
-            .filter(|m| !m.starts_with("published"))
+            .filter(|m| !m.starts_with("published") && records::releases::split_folder(m).is_none())
             .collect()
+    }
+
+    /// The machines with records of Tokio releases under `data/`.
+    pub fn release_machines(&self) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .available(&self.root.join("data"), false)
+            .iter()
+            .filter_map(|m| {
+                records::releases::split_folder(m).map(|(machine, _)| machine.to_string())
+            })
+            .collect();
+        out.dedup();
+        out
     }
 
     /// Loads `data/<machine>/<name>.json`.

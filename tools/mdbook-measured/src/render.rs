@@ -10,6 +10,7 @@ use measure::record::Record;
 use measure::report::{claim_noise, noise_note};
 
 mod class;
+mod releases;
 use class::{chapter_heading, class, class_row_anchor};
 
 pub fn render(data: &Data, d: &Directive) -> Result<String, String> {
@@ -55,8 +56,12 @@ pub fn render(data: &Data, d: &Directive) -> Result<String, String> {
         "verdict-summary" => verdict_summary(data, d),
         "busy" => busy(data, d),
         "coverage" => coverage(d),
+        "release-list" => releases::release_list(data, d),
+        "releases" => releases::releases_table(data, d),
+        "releases-chart" => releases::releases_chart(data, d),
+        "since" => releases::since(data, d),
         other => Err(format!(
-            "unknown kind `{other}` (table, chart, value, ratio, claim, claims, param, machine, topology, machines, class, minutes, runtime, hints, schedule, history, verdicts, verdict-summary, busy, coverage, provenance, versions, version)"
+            "unknown kind `{other}` (table, chart, value, ratio, claim, claims, param, machine, topology, machines, class, minutes, runtime, hints, schedule, history, verdicts, verdict-summary, busy, coverage, provenance, versions, version, release-list, releases, releases-chart, since)"
         )),
     }
 }

@@ -20,6 +20,9 @@ use std::sync::Mutex;
 /// The matrix's file, under the repository root.
 pub const FILE: &str = "releases/releases.toml";
 
+/// Why a conclusion changed between two releases: `releases/changes.toml`.
+pub const CHANGES: &str = "releases/changes.toml";
+
 /// What marks a data folder as a release's: `<machine>-tokio-<version>`.
 const MARK: &str = "-tokio-";
 
@@ -51,6 +54,39 @@ pub struct Pin {
     /// A version requirement as the workspace writes it, "=0.4.2".
     pub version: String,
     pub why: String,
+}
+
+/// Why one conclusion changed between two releases measured one after the other.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Explanation {
+    pub record: String,
+    pub claim: String,
+    pub from: String,
+    pub to: String,
+    /// Whether a change in Tokio explains it; `cause` names it (the PR), or says what was
+    /// looked at and not found.
+    pub found: bool,
+    pub cause: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Changes {
+    #[serde(default)]
+    change: Vec<Explanation>,
+}
+
+/// Every explanation in `releases/changes.toml` (none when there is no such file).
+pub fn explanations(root: &Path) -> Result<Vec<Explanation>, String> {
+    let path = root.join(CHANGES);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+    };
+    let changes: Changes = toml::from_str(&text).map_err(|e| format!("{CHANGES}: {e}"))?;
+    Ok(changes.change)
 }
 
 /// The matrix, in the file's order.
@@ -116,9 +152,10 @@ impl Release {
             .join(format!("tokio-{}.lock", self.tokio))
     }
 
-    /// The data folder of this release's records on `machine`.
+    /// The data folder of this release's records on `machine`: `<machine>-tokio-1-38-2` (a
+    /// machine's name is lowercase letters, digits and dashes).
     pub fn folder(&self, machine: &str) -> String {
-        format!("{machine}{MARK}{}", self.tokio)
+        format!("{machine}{MARK}{}", self.tokio.replace('.', "-"))
     }
 
     /// `target/releases/tokio-<version>`: its workspace (and, beneath, its target folder).
@@ -129,12 +166,13 @@ impl Release {
     }
 }
 
-/// `("intel-xeon-2c", "1.38.2")` for the folder `intel-xeon-2c-tokio-1.38.2`; `None` for any
+/// `("intel-xeon-2c", "1.38.2")` for the folder `intel-xeon-2c-tokio-1-38-2`; `None` for any
 /// other folder.
-pub fn split_folder(folder: &str) -> Option<(&str, &str)> {
+pub fn split_folder(folder: &str) -> Option<(&str, String)> {
     let at = folder.rfind(MARK)?;
-    let (machine, version) = (&folder[..at], &folder[at + MARK.len()..]);
-    (!machine.is_empty() && is_version(version)).then_some((machine, version))
+    let machine = &folder[..at];
+    let version = folder[at + MARK.len()..].replace('-', ".");
+    (!machine.is_empty() && is_version(&version)).then_some((machine, version))
 }
 
 fn is_version(v: &str) -> bool {
@@ -152,11 +190,11 @@ pub fn workspace_for_record(root: &Path, rec: &crate::record::Record) -> Result<
         return Ok(root.to_path_buf());
     };
     static MADE: Mutex<BTreeMap<PathBuf, PathBuf>> = Mutex::new(BTreeMap::new());
-    let key = root.join(version);
+    let key = root.join(&version);
     if let Some(dir) = MADE.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
         return Ok(dir.clone());
     }
-    let release = find(root, version)?;
+    let release = find(root, &version)?;
     let dir = workspace(root, &release)?;
     MADE.lock()
         .unwrap_or_else(|e| e.into_inner())
@@ -361,13 +399,22 @@ mod tests {
     #[test]
     fn a_release_folder_names_its_machine_and_version() {
         assert_eq!(
-            split_folder("intel-xeon-2c-tokio-1.38.2"),
-            Some(("intel-xeon-2c", "1.38.2"))
+            split_folder("intel-xeon-2c-tokio-1-38-2"),
+            Some(("intel-xeon-2c", "1.38.2".to_string()))
         );
         assert_eq!(split_folder("intel-xeon-2c"), None);
         assert_eq!(split_folder("intel-xeon-2c-busy"), None);
-        assert_eq!(split_folder("-tokio-1.38.2"), None);
-        assert_eq!(split_folder("m-tokio-1.38"), None);
-        assert_eq!(split_folder("m-tokio-1.38.x"), None);
+        assert_eq!(split_folder("-tokio-1-38-2"), None);
+        assert_eq!(split_folder("m-tokio-1-38"), None);
+        assert_eq!(split_folder("m-tokio-1-38-x"), None);
+        let release = Release {
+            tokio: "1.38.2".into(),
+            why: String::new(),
+            crates: BTreeMap::new(),
+            skip: BTreeMap::new(),
+        };
+        let folder = release.folder("intel-xeon-2c");
+        assert_eq!(folder, "intel-xeon-2c-tokio-1-38-2");
+        assert_eq!(split_folder(&folder).map(|(_, v)| v), Some(release.tokio));
     }
 }

@@ -142,7 +142,7 @@ fn class_anchor(record: &str) -> String {
 }
 
 /// A claim's figure on one machine as a number: the median of its per-repetition figures.
-fn claim_median(o: &measure::claims::Outcome) -> Option<f64> {
+pub(super) fn claim_median(o: &measure::claims::Outcome) -> Option<f64> {
     match o.verdict {
         Verdict::Missing(_) => None,
         _ => measure::verdict::median(&o.figures),
@@ -151,7 +151,7 @@ fn claim_median(o: &measure::claims::Outcome) -> Option<f64> {
 
 /// A figure of `claim` shown as its verdicts show it ("2.41×", "35.5 ms"), in the unit of its
 /// first cell in `rec`.
-fn claim_figure(claim: &measure::claims::Claim, rec: &Record, x: f64) -> String {
+pub(super) fn claim_figure(claim: &measure::claims::Claim, rec: &Record, x: f64) -> String {
     use measure::claims::Test;
     if x.is_infinite() {
         return "∞".into();
@@ -172,7 +172,11 @@ fn claim_figure(claim: &measure::claims::Claim, rec: &Record, x: f64) -> String 
 
 /// The claim's sentence, with its id (linked to its entry in the chapter's list) small below,
 /// whether it is an invariant or needs a quiet machine, and what it depends on.
-fn class_claim_cell(data: &Data, record: &str, claim: &measure::claims::Claim) -> String {
+pub(super) fn class_claim_cell(
+    data: &Data,
+    record: &str,
+    claim: &measure::claims::Claim,
+) -> String {
     let id = match claim_href(data, record, &claim.id) {
         Some(href) => format!("<a href=\"{href}\"><code>{}</code></a>", esc(&claim.id)),
         None => format!("<code>{}</code>", esc(&claim.id)),

@@ -1,0 +1,586 @@
+//! The page "Across Tokio releases": every conclusion on every release of the matrix
+//! (`releases/releases.toml`), its records under `data/<machine>-tokio-<version>/`.
+//!
+//! - `release-list`: the releases, why each is there, what each needs and cannot build;
+//! - `releases record=R`: a chapter's conclusions, a column per release, then every change of a
+//!   verdict, or of a figure beyond its interval, between two releases measured one after the
+//!   other, each with the change in Tokio that explains it (`releases/changes.toml`), or the
+//!   statement that none was found; the build fails on a change without one;
+//! - `releases-chart record=R claim=ID`: one conclusion's figure over the releases;
+//! - `since record=R claim=ID`: in a chapter, on which releases a conclusion held.
+
+use super::class::{claim_figure, claim_median, class_claim_cell};
+use super::*;
+use measure::claims::{Claim, Outcome};
+use records::releases::{self, Explanation, Release};
+use std::rc::Rc;
+
+/// A chapter on one release: measured, not yet measured, or not built (with the reason).
+enum OnRelease {
+    Measured(Rc<Record>),
+    NotMeasured,
+    Skipped(String),
+}
+
+/// The matrix as one machine measured it.
+struct Matrix {
+    machine: String,
+    releases: Vec<Release>,
+}
+
+impl Matrix {
+    /// `machine=` or the one machine with release records.
+    fn load(data: &Data, d: &Directive) -> Result<Matrix, String> {
+        let releases = releases::load(data.root())?;
+        let machines = data.release_machines();
+        let machine = match (d.get("machine"), machines.as_slice()) {
+            (Some(m), _) if machines.iter().any(|x| x == m) => m.to_string(),
+            (Some(m), _) => {
+                return Err(format!(
+                    "machine={m}: no release records of it under data/ (machines with some: {})",
+                    list(&machines)
+                ));
+            }
+            (None, [one]) => one.clone(),
+            (None, []) => {
+                return Err(
+                    "no release records under data/ (<machine>-tokio-<version>/): run `cargo run -p book -- releases run`".into(),
+                );
+            }
+            (None, _) => {
+                return Err(format!(
+                    "several machines have release records ({}): name one with machine=",
+                    list(&machines)
+                ));
+            }
+        };
+        Ok(Matrix { machine, releases })
+    }
+
+    fn on(&self, data: &Data, release: &Release, record: &str) -> Result<OnRelease, String> {
+        if let Some(why) = release.skip.get(record) {
+            return Ok(OnRelease::Skipped(why.clone()));
+        }
+        match data.record(&release.folder(&self.machine), record) {
+            Ok(rec) => Ok(OnRelease::Measured(rec)),
+            Err(e) if e.starts_with("no record") => Ok(OnRelease::NotMeasured),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The claim's outcome on each release that measured the chapter, in the matrix's order.
+    fn outcomes(
+        &self,
+        data: &Data,
+        record: &str,
+        claim: &Claim,
+    ) -> Result<Vec<(&Release, Outcome)>, String> {
+        let mut out = Vec::new();
+        for r in &self.releases {
+            if let OnRelease::Measured(rec) = self.on(data, r, record)? {
+                out.push((r, claim.check(&rec)));
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// The releases, a row each.
+pub(super) fn release_list(data: &Data, d: &Directive) -> Result<String, String> {
+    d.check_keys(&["machine"])?;
+    let m = Matrix::load(data, d)?;
+    let chapters = data.listings();
+    let mut html = String::from(
+        "<div class=\"measure-scroll\"><table class=\"measure releases\"><thead><tr><th>Tokio</th><th>why it is here</th><th>built with</th><th>chapters measured</th></tr></thead><tbody>",
+    );
+    for r in &m.releases {
+        let pins: Vec<String> = r
+            .crates
+            .iter()
+            .map(|(name, pin)| {
+                format!(
+                    "<span title=\"{}\"><code>{} {}</code></span>",
+                    esc(&pin.why),
+                    esc(name),
+                    esc(pin.version.trim_start_matches('='))
+                )
+            })
+            .collect();
+        let measured = chapters
+            .iter()
+            .filter(|c| matches!(m.on(data, r, c), Ok(OnRelease::Measured(_))))
+            .count();
+        let built = chapters.len() - r.skip.len();
+        html.push_str(&format!(
+            "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td>{measured} of the {built} it builds</td></tr>",
+            esc(&r.tokio),
+            esc(&r.why),
+            if pins.is_empty() {
+                "the book's versions".to_string()
+            } else {
+                format!("the book's versions but {}", pins.join(", "))
+            },
+        ));
+    }
+    html.push_str("</tbody></table></div>\n");
+    Ok(html)
+}
+
+/// One chapter's conclusions on every release, then the changes between releases.
+pub(super) fn releases_table(data: &Data, d: &Directive) -> Result<String, String> {
+    d.check_keys(&["record", "machine"])?;
+    let record = d.get("record").ok_or("missing record=<chapter>")?;
+    let m = Matrix::load(data, d)?;
+    let claims = data.claims(record)?;
+    let states: Vec<OnRelease> = m
+        .releases
+        .iter()
+        .map(|r| m.on(data, r, record))
+        .collect::<Result<_, _>>()?;
+    let mut html = String::from(
+        "<div class=\"measure-scroll\"><table class=\"measure class releases\"><thead><tr><th>conclusion</th>",
+    );
+    for r in &m.releases {
+        html.push_str(&format!("<th>{}</th>", esc(&r.tokio)));
+    }
+    html.push_str("</tr></thead><tbody>");
+    for claim in claims.conclusions() {
+        html.push_str("<tr>");
+        html.push_str(&class_claim_cell(data, record, claim));
+        for (r, state) in m.releases.iter().zip(&states) {
+            html.push_str(&format!("<td>{}</td>", cell(data, record, claim, r, state)));
+        }
+        html.push_str("</tr>");
+    }
+    html.push_str("</tbody></table></div>\n");
+    let skipped: Vec<String> = m
+        .releases
+        .iter()
+        .zip(&states)
+        .filter_map(|(r, s)| match s {
+            OnRelease::Skipped(why) => Some(format!("Tokio {}: {}", r.tokio, esc(why))),
+            _ => None,
+        })
+        .collect();
+    if !skipped.is_empty() {
+        html.push_str(&format!(
+            "<p class=\"releases-skipped\">Not built (–): {}.</p>\n",
+            skipped.join("; ")
+        ));
+    }
+    html.push_str(&changes_html(data, &m, record, &claims)?);
+    let measured: Vec<&Release> = m
+        .releases
+        .iter()
+        .zip(&states)
+        .filter(|(_, s)| matches!(s, OnRelease::Measured(_)))
+        .map(|(r, _)| r)
+        .collect();
+    if let Some(first) = m.releases.iter().zip(&states).find_map(|(r, s)| match s {
+        OnRelease::Measured(rec) => Some((r, rec.clone())),
+        _ => None,
+    }) {
+        let (_, rec) = first;
+        html.push_str(&format!(
+            "<p class=\"releases-provenance\">Measured on <code>{}</code> ({}, {} CPUs), {} repetitions a release, on {} of the {} releases.</p>\n",
+            esc(&m.machine),
+            esc(&rec.machine.cpu_model),
+            rec.machine.available_parallelism,
+            rec.reps,
+            measured.len(),
+            m.releases.len()
+        ));
+    }
+    Ok(html)
+}
+
+/// A claim on one release: its verdict, figure and interval; "–" where the release does not
+/// build the chapter, "not yet" where it is not measured.
+fn cell(data: &Data, record: &str, claim: &Claim, r: &Release, state: &OnRelease) -> String {
+    match state {
+        OnRelease::Skipped(why) => format!(
+            "<span class=\"measure-na\" title=\"not built on Tokio {}: {}\">–</span>",
+            esc(&r.tokio),
+            esc(why)
+        ),
+        OnRelease::NotMeasured => "<span class=\"measure-na\">not yet</span>".into(),
+        OnRelease::Measured(rec) => {
+            let o = claim.check(rec);
+            let title = format!(
+                "{} on Tokio {}: {}, {}",
+                claim.id,
+                r.tokio,
+                o.word(),
+                o.summary()
+            );
+            match verdict_mark(&o.verdict) {
+                Some((class, sign)) => {
+                    let range = o
+                        .interval
+                        .as_ref()
+                        .map(|(lo, hi, _)| measure::claims::range_text(lo, hi))
+                        .unwrap_or_default();
+                    format!(
+                        "{}<span class=\"spread\">{}</span>",
+                        claim_link(
+                            data,
+                            record,
+                            &claim.id,
+                            class,
+                            &title,
+                            &esc(&format!("{sign} {}", o.figure))
+                        ),
+                        esc(&range)
+                    )
+                }
+                None => format!(
+                    "<span class=\"measure-na\" title=\"{}\">n/a</span>",
+                    esc(&title)
+                ),
+            }
+        }
+    }
+}
+
+/// A change of one conclusion between two releases measured one after the other.
+struct Change<'a> {
+    claim: &'a Claim,
+    from: (&'a Release, Outcome),
+    to: (&'a Release, Outcome),
+}
+
+impl Change<'_> {
+    fn key(&self) -> (&str, &str, &str) {
+        (&self.claim.id, &self.from.0.tokio, &self.to.0.tokio)
+    }
+}
+
+/// Whether `b` differs from `a` beyond noise: another verdict, or intervals that do not overlap.
+pub(crate) fn changed(a: &Outcome, b: &Outcome) -> bool {
+    if matches!(a.verdict, Verdict::Missing(_)) || matches!(b.verdict, Verdict::Missing(_)) {
+        return false;
+    }
+    if a.verdict != b.verdict {
+        return true;
+    }
+    match (&a.interval, &b.interval) {
+        (Some((_, _, x)), Some((_, _, y))) => x.hi < y.lo || y.hi < x.lo,
+        _ => false,
+    }
+}
+
+fn changes<'a>(
+    data: &Data,
+    m: &'a Matrix,
+    record: &str,
+    claims: &'a measure::Claims,
+) -> Result<Vec<Change<'a>>, String> {
+    let mut out = Vec::new();
+    for claim in claims.conclusions() {
+        let outcomes = m.outcomes(data, record, claim)?;
+        let mut it = outcomes.into_iter();
+        let Some(mut prev) = it.next() else { continue };
+        for next in it {
+            if changed(&prev.1, &next.1) {
+                out.push(Change {
+                    claim,
+                    from: (prev.0, prev.1.clone()),
+                    to: (next.0, next.1.clone()),
+                });
+            }
+            prev = next;
+        }
+    }
+    Ok(out)
+}
+
+/// The changes of a chapter's conclusions between releases, each with its explanation.
+fn changes_html(
+    data: &Data,
+    m: &Matrix,
+    record: &str,
+    claims: &measure::Claims,
+) -> Result<String, String> {
+    let found = changes(data, m, record, claims)?;
+    let explained: Vec<Explanation> = releases::explanations(data.root())?
+        .into_iter()
+        .filter(|e| e.record == record)
+        .collect();
+    let mut missing = Vec::new();
+    let mut items = Vec::new();
+    for c in &found {
+        let (id, from, to) = c.key();
+        let Some(e) = explained
+            .iter()
+            .find(|e| e.claim == id && e.from == from && e.to == to)
+        else {
+            missing.push(format!(
+                "[[change]] record = \"{record}\", claim = \"{id}\", from = \"{from}\", to = \"{to}\" ({} → {}, {} → {})",
+                c.from.1.word(),
+                c.to.1.word(),
+                c.from.1.figure,
+                c.to.1.figure
+            ));
+            continue;
+        };
+        let said = |o: &Outcome| {
+            let range = o
+                .interval
+                .as_ref()
+                .map(|(lo, hi, _)| format!(" [{}]", measure::claims::range_text(lo, hi)))
+                .unwrap_or_default();
+            format!("{} {}{range}", o.word(), o.figure)
+        };
+        let cause = if e.found {
+            format!("The change in Tokio: {}", inline_markdown(&e.cause))
+        } else {
+            format!("No change in Tokio found: {}", inline_markdown(&e.cause))
+        };
+        items.push(format!(
+            "<li><code>{}</code>, Tokio {} → {}: {} → {}. {cause}</li>",
+            esc(id),
+            esc(from),
+            esc(to),
+            esc(&said(&c.from.1)),
+            esc(&said(&c.to.1)),
+        ));
+    }
+    if !missing.is_empty() {
+        return Err(format!(
+            "{record}: {} change(s) between releases with no explanation in {}; add, with the change in Tokio (found = true) or what was looked at (found = false): {}",
+            missing.len(),
+            releases::CHANGES,
+            missing.join("; ")
+        ));
+    }
+    if let Some(stale) = explained.iter().find(|e| {
+        !found
+            .iter()
+            .any(|c| c.key() == (e.claim.as_str(), e.from.as_str(), e.to.as_str()))
+    }) {
+        return Err(format!(
+            "{}: the explanation of {} in {record}, Tokio {} → {}, explains no change the records show (the releases measured between them, or the figures, differ now): remove it or move it",
+            releases::CHANGES,
+            stale.claim,
+            stale.from,
+            stale.to
+        ));
+    }
+    if items.is_empty() {
+        let measured = m
+            .releases
+            .iter()
+            .filter(|r| matches!(m.on(data, r, record), Ok(OnRelease::Measured(_))))
+            .count();
+        return Ok(if measured > 1 {
+            "<p class=\"releases-changes\">No conclusion changed its verdict, or its figure beyond its interval, between two releases measured one after the other.</p>\n".into()
+        } else {
+            String::new()
+        });
+    }
+    Ok(format!(
+        "<p class=\"releases-changes\">Changes between releases measured one after the other (a verdict, or a figure beyond its interval):</p><ul class=\"releases-changes\">{}</ul>\n",
+        items.join("")
+    ))
+}
+
+/// `code` and [links](url) in an explanation; the rest escaped.
+fn inline_markdown(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        if let Some(after) = rest.strip_prefix('`')
+            && let Some(end) = after.find('`')
+        {
+            out.push_str(&format!("<code>{}</code>", esc(&after[..end])));
+            rest = &after[end + 1..];
+            continue;
+        }
+        if let Some(after) = rest.strip_prefix('[')
+            && let Some(close) = after.find("](")
+            && let Some(end) = after[close + 2..].find(')')
+        {
+            let (label, url) = (&after[..close], &after[close + 2..close + 2 + end]);
+            out.push_str(&format!(
+                "<a href=\"{}\">{}</a>",
+                esc(url),
+                inline_markdown(label)
+            ));
+            rest = &after[close + 3 + end..];
+            continue;
+        }
+        let ch = rest.chars().next().unwrap_or_default();
+        out.push_str(&esc(&ch.to_string()));
+        rest = &rest[ch.len_utf8()..];
+    }
+    out
+}
+
+/// One conclusion's figure over the releases, with its interval, and its bound as a line.
+pub(super) fn releases_chart(data: &Data, d: &Directive) -> Result<String, String> {
+    d.check_keys(&["record", "claim", "machine", "title"])?;
+    let record = d.get("record").ok_or("missing record=<chapter>")?;
+    let id = d.get("claim").ok_or("missing claim=ID")?;
+    let m = Matrix::load(data, d)?;
+    let claims = data.claims(record)?;
+    let claim = claims
+        .get(id)
+        .ok_or_else(|| format!("{record} has no claim `{id}`"))?;
+    let mut points = Vec::new();
+    let mut unit_of = None;
+    for r in &m.releases {
+        let point = match m.on(data, r, record)? {
+            OnRelease::Measured(rec) => {
+                let o = claim.check(&rec);
+                unit_of.get_or_insert_with(|| rec.clone());
+                claim_median(&o).map(|median| {
+                    let (min, max) = o
+                        .interval
+                        .as_ref()
+                        .map(|(_, _, i)| (i.lo, i.hi))
+                        .unwrap_or((median, median));
+                    chart::Point { median, min, max }
+                })
+            }
+            _ => None,
+        };
+        points.push(point);
+    }
+    let Some(rec) = unit_of else {
+        return Err(format!("{record}: no release has a record of it yet"));
+    };
+    // The unit the claim's figures are written in ("×", "ms"), from a figure of 1.
+    let unit = unit_of_claim(claim, &rec);
+    let bound = claim_bound(claim);
+    let title = d.get("title").map_or_else(
+        || format!("{}, on each Tokio release", claim.id),
+        str::to_string,
+    );
+    let spec = ChartSpec {
+        kind: ChartKind::Dot,
+        log: Some(false),
+        title: title.clone(),
+        x_label: "Tokio release".into(),
+        y_label: format!("{} ({unit})", claim.id),
+        xs: m.releases.iter().map(|r| r.tokio.clone()).collect(),
+        x_values: None,
+        series: vec![(claim.id.clone(), points)],
+        ref_lines: bound
+            .map(|b| {
+                vec![chart::RefLine {
+                    value: b,
+                    label: format!("bound: {}", claim_figure(claim, &rec, b)),
+                }]
+            })
+            .unwrap_or_default(),
+        unit,
+    };
+    Ok(format!(
+        "<figure class=\"measure-figure\">{}<figcaption>{}: the median of the claim's per-repetition figures on each release, and the interval its verdict is judged on; a release with no point did not build or has not been measured.</figcaption></figure>\n",
+        chart::render(&spec),
+        esc(&title)
+    ))
+}
+
+fn unit_of_claim(claim: &Claim, rec: &Record) -> String {
+    let one = claim_figure(claim, rec, 1.0);
+    one.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ',')
+        .trim()
+        .to_string()
+}
+
+/// The claim's bound in its figure's unit, where it has one side only.
+fn claim_bound(claim: &Claim) -> Option<f64> {
+    use measure::claims::Test;
+    let b = match &claim.test {
+        Test::Ratio(_, _, b)
+        | Test::RatioOfRatios(_, b)
+        | Test::Value(_, b)
+        | Test::RatioToLowest(_, _, b)
+        | Test::Spread(_, b)
+        | Test::Each(_, b) => b,
+        Test::Lowest(..) | Test::Highest(..) => return None,
+    };
+    match (b.at_least, b.at_most) {
+        (Some(x), None) | (None, Some(x)) => Some(x),
+        _ => None,
+    }
+}
+
+/// In a chapter: the releases on which a conclusion held, linked to its chapter's section of
+/// the page "Across Tokio releases".
+pub(super) fn since(data: &Data, d: &Directive) -> Result<String, String> {
+    d.check_keys(&["record", "claim", "machine"])?;
+    let record = d.get("record").ok_or("missing record=<chapter>")?;
+    let id = d.get("claim").ok_or("missing claim=ID")?;
+    let m = Matrix::load(data, d)?;
+    let claims = data.claims(record)?;
+    let claim = claims
+        .get(id)
+        .ok_or_else(|| format!("{record} has no claim `{id}`"))?;
+    let outcomes: Vec<(&Release, bool)> = m
+        .outcomes(data, record, claim)?
+        .into_iter()
+        .filter(|(_, o)| !matches!(o.verdict, Verdict::Missing(_)))
+        .map(|(r, o)| (r, o.verdict == Verdict::Held))
+        .collect();
+    let text = held_on(&outcomes).ok_or_else(|| {
+        format!("{record}: no release has measured `{id}` yet, so `since` has nothing to say")
+    })?;
+    Ok(format!(
+        "<a class=\"releases-since\" href=\"releases.html#{}\">{}</a>",
+        esc(&releases_anchor(record)),
+        esc(&text)
+    ))
+}
+
+/// "held on every Tokio release measured (1.38.2 to 1.54.1)", "held from Tokio 1.44.2 on (not
+/// on 1.43.4 and earlier)", "held up to Tokio 1.47.5 (not from 1.51.0 on)", or the releases
+/// where it did not hold. `None` when nothing was measured.
+pub(crate) fn held_on(outcomes: &[(&Release, bool)]) -> Option<String> {
+    let (first, last) = (outcomes.first()?.0, outcomes.last()?.0);
+    let n = outcomes.len();
+    let held: Vec<bool> = outcomes.iter().map(|(_, h)| *h).collect();
+    let flips = held.windows(2).filter(|w| w[0] != w[1]).count();
+    let v = |i: usize| &outcomes[i].0.tokio;
+    Some(match (flips, held[0]) {
+        (0, true) if n == 1 => format!("held on the one Tokio release measured, {}", first.tokio),
+        (0, true) => format!(
+            "held on each of the {n} Tokio releases measured, {} to {}",
+            first.tokio, last.tokio
+        ),
+        (0, false) => format!(
+            "did not hold on any of the {n} Tokio releases measured, {} to {}",
+            first.tokio, last.tokio
+        ),
+        (1, false) => {
+            let at = held.iter().position(|h| *h).unwrap_or(0);
+            format!(
+                "held from Tokio {} on (not on {} and earlier)",
+                v(at),
+                v(at - 1)
+            )
+        }
+        (1, true) => {
+            let at = held.iter().position(|h| !*h).unwrap_or(0);
+            format!("held up to Tokio {} (not from {} on)", v(at - 1), v(at))
+        }
+        _ => {
+            let not: Vec<&str> = outcomes
+                .iter()
+                .filter(|(_, h)| !h)
+                .map(|(r, _)| r.tokio.as_str())
+                .collect();
+            format!(
+                "held on {} of the {n} Tokio releases measured, not on {}",
+                n - not.len(),
+                not.join(", ")
+            )
+        }
+    })
+}
+
+/// The anchor of a chapter's section on the page "Across Tokio releases".
+pub(crate) fn releases_anchor(record: &str) -> String {
+    format!("releases-{record}")
+}
