@@ -335,7 +335,10 @@ pub fn rehash_lock(root: &Path) -> Result<()> {
             if rec.source.is_some() {
                 continue;
             }
-            let now = freshness::inputs(root, &rec.chapter)?;
+            // A release's record against its own workspace and lock file.
+            let workspace =
+                records::releases::workspace_for_record(root, &rec).map_err(anyhow::Error::msg)?;
+            let now = freshness::inputs(&workspace, &rec.chapter)?;
             let others_changed: Vec<String> = freshness::changed(&rec.build.inputs, &now)
                 .into_iter()
                 .filter(|k| k != freshness::LOCK)

@@ -51,7 +51,7 @@ pub fn inputs(root: &Path, chapter: &str) -> io::Result<BTreeMap<String, String>
         out.insert(key, hash_crate(&dir)?);
     }
     let manifest = std::fs::read_to_string(root.join("Cargo.toml"))?;
-    out.insert(PROFILES.into(), short(profiles(&manifest)?.as_bytes()));
+    out.insert(PROFILES.into(), profiles_hash(&manifest)?);
     let lock = std::fs::read_to_string(root.join("Cargo.lock"))?;
     let built = registry_crates_built(root, &lock, chapter).map_err(io::Error::other)?;
     out.insert(LOCK.into(), short(built.join("\n").as_bytes()));
@@ -257,6 +257,11 @@ fn hash_crate(dir: &Path) -> io::Result<String> {
         h.update([0]);
     }
     Ok(hex(&h.finalize()[..8]))
+}
+
+/// The hash the `Cargo.toml [profile]` input gets from a manifest's text.
+pub fn profiles_hash(manifest: &str) -> io::Result<String> {
+    Ok(short(profiles(manifest)?.as_bytes()))
 }
 
 /// The `[profile]` table of a workspace manifest, written out the same way whatever its layout

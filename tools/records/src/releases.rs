@@ -417,4 +417,119 @@ mod tests {
         assert_eq!(folder, "intel-xeon-2c-tokio-1-38-2");
         assert_eq!(split_folder(&folder).map(|(_, v)| v), Some(release.tokio));
     }
+
+    /// A root with two listings and a matrix file.
+    fn root_with(matrix: &str) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for l in ["ch01-a", "ch02-b"] {
+            let p = dir.path().join("listings").join(l);
+            std::fs::create_dir_all(&p).unwrap();
+            std::fs::write(p.join("Cargo.toml"), "[package]\nname = \"x\"\n").unwrap();
+        }
+        std::fs::create_dir_all(dir.path().join("releases")).unwrap();
+        std::fs::write(dir.path().join(FILE), matrix).unwrap();
+        dir
+    }
+
+    #[test]
+    fn a_matrix_names_exact_releases_once_and_skips_only_listings() {
+        let ok = root_with(
+            "[[release]]\ntokio = \"1.38.2\"\nwhy = \"LTS\"\nskip.ch02-b = \"needs 1.41\"\n",
+        );
+        let releases = load(ok.path()).unwrap();
+        assert_eq!(releases[0].chapters(ok.path()).unwrap(), ["ch01-a"]);
+        for (bad, says) in [
+            ("tokio = \"1.38\"\nwhy = \"\"", "not an exact release"),
+            (
+                "tokio = \"1.38.2\"\nwhy = \"\"\nskip.ch09-z = \"\"",
+                "no listing",
+            ),
+            ("tokio = \"1.38.2\"\nwhy = \"\"\nwhat = 1", "unknown field"),
+        ] {
+            let root = root_with(&format!("[[release]]\n{bad}\n"));
+            let err = load(root.path()).unwrap_err();
+            assert!(err.contains(says), "{bad}: {err}");
+        }
+        let twice = root_with(
+            "[[release]]\ntokio = \"1.38.2\"\nwhy = \"\"\n[[release]]\ntokio = \"1.38.2\"\nwhy = \"\"\n",
+        );
+        assert!(load(twice.path()).unwrap_err().contains("listed twice"));
+        assert!(find(ok.path(), "1.40.0").unwrap_err().contains("not in"));
+    }
+
+    #[test]
+    fn the_manifest_pins_the_release_and_keeps_the_profiles() {
+        let root = tempfile::tempdir().unwrap();
+        let book = "[workspace]\nmembers = [\"listings/*\", \"tools/*\"]\n\n[workspace.dependencies]\nmeasure = { path = \"tools/measure\" }\nbook = { path = \"tools/book\" }\ntokio = { version = \"=1.54.1\", features = [\"rt\"] }\ntokio-metrics = \"=0.5.2\"\n\n[profile.dev]\nopt-level = 3\n";
+        std::fs::write(root.path().join("Cargo.toml"), book).unwrap();
+        let mut release = Release {
+            tokio: "1.38.2".into(),
+            why: String::new(),
+            crates: BTreeMap::from([(
+                "tokio-metrics".to_string(),
+                Pin {
+                    version: "=0.3.1".into(),
+                    why: String::new(),
+                },
+            )]),
+            skip: BTreeMap::new(),
+        };
+        let members = ["listings/ch01-a".to_string(), "tools/measure".to_string()];
+        let text = manifest(root.path(), &release, &members).unwrap();
+        let doc: toml::Table = text.parse().unwrap();
+        let deps = &doc["workspace"]["dependencies"];
+        assert_eq!(deps["tokio"]["version"].as_str(), Some("=1.38.2"));
+        assert_eq!(deps["tokio"]["features"][0].as_str(), Some("rt"));
+        assert_eq!(deps["tokio-metrics"].as_str(), Some("=0.3.1"));
+        assert!(deps.get("measure").is_some());
+        assert!(
+            deps.get("book").is_none(),
+            "a path outside the members is left out"
+        );
+        assert_eq!(
+            crate::freshness::profiles_hash(&text).unwrap(),
+            crate::freshness::profiles_hash(book).unwrap(),
+            "the profiles hash as the book's"
+        );
+        release.crates.insert(
+            "nothing-such".into(),
+            Pin {
+                version: "=1".into(),
+                why: String::new(),
+            },
+        );
+        assert!(
+            manifest(root.path(), &release, &members)
+                .unwrap_err()
+                .contains("nothing-such")
+        );
+    }
+
+    #[test]
+    fn a_copy_holds_exactly_the_files_but_target() {
+        let (from, to) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let write = |root: &Path, p: &str| {
+            let p = root.join(p);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, "x").unwrap();
+        };
+        write(from.path(), "src/main.rs");
+        write(from.path(), "target/debug/big");
+        write(to.path(), "src/gone.rs");
+        write(to.path(), "target/kept");
+        sync_dir(from.path(), to.path()).unwrap();
+        assert!(to.path().join("src/main.rs").is_file());
+        assert!(
+            !to.path().join("src/gone.rs").exists(),
+            "a file deleted since is removed"
+        );
+        assert!(
+            !to.path().join("target/debug/big").exists(),
+            "target/ is not copied"
+        );
+        assert!(
+            to.path().join("target/kept").exists(),
+            "the copy's own build stays"
+        );
+    }
 }

@@ -584,3 +584,100 @@ pub(crate) fn held_on(outcomes: &[(&Release, bool)]) -> Option<String> {
 pub(crate) fn releases_anchor(record: &str) -> String {
     format!("releases-{record}")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use measure::claims::Kind;
+    use measure::verdict::Interval;
+
+    fn release(v: &str) -> Release {
+        Release {
+            tokio: v.into(),
+            why: String::new(),
+            crates: Default::default(),
+            skip: Default::default(),
+        }
+    }
+
+    fn outcome(verdict: Verdict, lo: f64, hi: f64) -> Outcome {
+        Outcome {
+            verdict,
+            kind: Kind::Conclusion,
+            figure: String::new(),
+            interval: Some((
+                String::new(),
+                String::new(),
+                Interval {
+                    lo,
+                    hi,
+                    n: 5,
+                    coverage: 0.9375,
+                },
+            )),
+            bound: String::new(),
+            figures: vec![lo, hi],
+            held_in: 0,
+            margin: None,
+            to_decide: None,
+        }
+    }
+
+    #[test]
+    fn a_change_is_another_verdict_or_intervals_apart() {
+        let held = |lo, hi| outcome(Verdict::Held, lo, hi);
+        assert!(!changed(&held(1.0, 2.0), &held(1.5, 3.0)), "overlapping");
+        assert!(changed(&held(1.0, 2.0), &held(2.5, 3.0)), "apart, above");
+        assert!(changed(&held(2.5, 3.0), &held(1.0, 2.0)), "apart, below");
+        assert!(changed(
+            &held(1.0, 2.0),
+            &outcome(Verdict::NotShown, 1.0, 2.0)
+        ));
+        let missing = outcome(Verdict::Missing("filtered".into()), 9.0, 9.0);
+        assert!(!changed(&held(1.0, 2.0), &missing), "nothing to compare");
+    }
+
+    #[test]
+    fn the_releases_a_conclusion_held_on_read_as_a_phrase() {
+        let rs: Vec<Release> = ["1.38.2", "1.43.4", "1.44.2", "1.47.5"]
+            .into_iter()
+            .map(release)
+            .collect();
+        let said = |held: [bool; 4]| {
+            let o: Vec<(&Release, bool)> = rs.iter().zip(held).collect();
+            held_on(&o).unwrap()
+        };
+        assert_eq!(
+            said([true; 4]),
+            "held on each of the 4 Tokio releases measured, 1.38.2 to 1.47.5"
+        );
+        assert_eq!(
+            said([false, false, true, true]),
+            "held from Tokio 1.44.2 on (not on 1.43.4 and earlier)"
+        );
+        assert_eq!(
+            said([true, true, true, false]),
+            "held up to Tokio 1.44.2 (not from 1.47.5 on)"
+        );
+        assert_eq!(
+            said([true, false, true, false]),
+            "held on 2 of the 4 Tokio releases measured, not on 1.43.4, 1.47.5"
+        );
+        assert_eq!(
+            said([false; 4]),
+            "did not hold on any of the 4 Tokio releases measured, 1.38.2 to 1.47.5"
+        );
+        assert_eq!(held_on(&[]), None);
+    }
+
+    #[test]
+    fn explanations_keep_code_and_links_and_escape_the_rest() {
+        assert_eq!(
+            inline_markdown(
+                "`select!` is <budget-aware> ([#7164](https://github.com/tokio-rs/tokio/pull/7164))"
+            ),
+            "<code>select!</code> is &lt;budget-aware&gt; (<a href=\"https://github.com/tokio-rs/tokio/pull/7164\">#7164</a>)"
+        );
+        assert_eq!(inline_markdown("a [b c"), "a [b c");
+    }
+}
