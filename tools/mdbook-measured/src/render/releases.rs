@@ -3,8 +3,8 @@
 //!
 //! - `release-list`: the releases, why each is there, what each needs and cannot build;
 //! - `releases record=R`: a chapter's conclusions, a column per release, then every change of a
-//!   verdict, or of a figure beyond its interval, between two releases measured one after the
-//!   other, each with the change in Tokio that explains it (`releases/changes.toml`), or the
+//!   figure beyond its interval (the two intervals apart) between two releases measured one
+//!   after the other, each with the change in Tokio that explains it (`releases/changes.toml`), or the
 //!   statement that none was found; the build fails on a change without one;
 //! - `releases-chart record=R claim=ID`: one conclusion's figure over the releases;
 //! - `since record=R claim=ID`: in a chapter, on which releases a conclusion held.
@@ -255,13 +255,12 @@ impl Change<'_> {
     }
 }
 
-/// Whether `b` differs from `a` beyond noise: another verdict, or intervals that do not overlap.
+/// Whether `b` differs from `a` beyond its interval: the two intervals do not overlap. A
+/// verdict that goes from held to refuted (or back) always does; one that goes to or from "not
+/// shown" with overlapping intervals is what five repetitions of the same thing also do.
 pub(crate) fn changed(a: &Outcome, b: &Outcome) -> bool {
     if matches!(a.verdict, Verdict::Missing(_)) || matches!(b.verdict, Verdict::Missing(_)) {
         return false;
-    }
-    if a.verdict != b.verdict {
-        return true;
     }
     match (&a.interval, &b.interval) {
         (Some((_, _, x)), Some((_, _, y))) => x.hi < y.lo || y.hi < x.lo,
@@ -373,13 +372,13 @@ fn changes_html(
             .filter(|r| matches!(m.on(data, r, record), Ok(OnRelease::Measured(_))))
             .count();
         return Ok(if measured > 1 {
-            "<p class=\"releases-changes\">No conclusion changed its verdict, or its figure beyond its interval, between two releases measured one after the other.</p>\n".into()
+            "<p class=\"releases-changes\">No conclusion's figure moved beyond its interval between two releases measured one after the other.</p>\n".into()
         } else {
             String::new()
         });
     }
     Ok(format!(
-        "<p class=\"releases-changes\">Changes between releases measured one after the other (a verdict, or a figure beyond its interval):</p><ul class=\"releases-changes\">{}</ul>\n",
+        "<p class=\"releases-changes\">Changes between releases measured one after the other (a figure beyond its interval):</p><ul class=\"releases-changes\">{}</ul>\n",
         items.join("")
     ))
 }
@@ -624,14 +623,18 @@ mod tests {
     }
 
     #[test]
-    fn a_change_is_another_verdict_or_intervals_apart() {
+    fn a_change_is_intervals_apart() {
         let held = |lo, hi| outcome(Verdict::Held, lo, hi);
         assert!(!changed(&held(1.0, 2.0), &held(1.5, 3.0)), "overlapping");
         assert!(changed(&held(1.0, 2.0), &held(2.5, 3.0)), "apart, above");
         assert!(changed(&held(2.5, 3.0), &held(1.0, 2.0)), "apart, below");
+        assert!(
+            !changed(&held(1.0, 2.0), &outcome(Verdict::NotShown, 0.5, 1.5)),
+            "held, then not shown, within each other's interval: noise"
+        );
         assert!(changed(
             &held(1.0, 2.0),
-            &outcome(Verdict::NotShown, 1.0, 2.0)
+            &outcome(Verdict::Refuted, 0.2, 0.5)
         ));
         let missing = outcome(Verdict::Missing("filtered".into()), 9.0, 9.0);
         assert!(!changed(&held(1.0, 2.0), &missing), "nothing to compare");
