@@ -44,7 +44,7 @@ pub fn run(root: &Path) -> Result<()> {
         .unwrap_or_else(|| "2015".into());
     let (book, _) = md.preprocess_book(&TestRenderer)?;
     let tmp = tempfile::tempdir()?;
-    let (mut passed, mut failed) = (0u32, 0u32);
+    let mut pages = Vec::new();
     for item in book.iter() {
         let BookItem::Chapter(ch) = item else {
             continue;
@@ -58,10 +58,13 @@ pub fn run(root: &Path) -> Result<()> {
         let file = tmp.path().join(path);
         std::fs::create_dir_all(file.parent().unwrap_or(tmp.path()))?;
         std::fs::write(&file, &ch.content)?;
+        pages.push((path.clone(), file));
+    }
+    let rustdoc = |file: &Path| -> Result<(u32, u32, String)> {
         let mut cmd = Command::new(std::env::var("RUSTDOC").unwrap_or_else(|_| "rustdoc".into()));
         cmd.current_dir(root)
             .arg("--test")
-            .arg(&file)
+            .arg(file)
             .args(["--edition", &edition])
             .arg("-L")
             .arg(format!("dependency={}", deps_dir.display()));
@@ -81,6 +84,13 @@ pub fn run(root: &Path) -> Result<()> {
         } else {
             f
         };
+        Ok((p, f, text))
+    };
+    // Two pages at a time: each rustdoc spends much of its time in one thread (parsing, linking).
+    let results = parallel(&pages, 2, |(_, file)| rustdoc(file));
+    let (mut passed, mut failed) = (0u32, 0u32);
+    for ((path, _), result) in pages.iter().zip(results) {
+        let (p, f, text) = result?;
         if f > 0 {
             eprintln!("{text}");
         }
@@ -93,6 +103,27 @@ pub fn run(root: &Path) -> Result<()> {
         bail!("{failed} code block(s) in the book failed");
     }
     Ok(())
+}
+
+/// `f` of each item, `threads` at a time, the results in the items' order.
+fn parallel<T: Sync, R: Send>(items: &[T], threads: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let done = std::sync::Mutex::new(Vec::with_capacity(items.len()));
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(item) = items.get(i) else { break };
+                    let r = f(item);
+                    done.lock().unwrap_or_else(|e| e.into_inner()).push((i, r));
+                }
+            });
+        }
+    });
+    let mut done = done.into_inner().unwrap_or_else(|e| e.into_inner());
+    done.sort_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, r)| r).collect()
 }
 
 /// Builds the workspace's tests (a no-op after `cargo test --workspace`) and returns `crate name →
@@ -194,6 +225,16 @@ fn count_results(text: &str) -> (u32, u32) {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn parallel_keeps_the_items_order() {
+        let items: Vec<u64> = (0..20).collect();
+        let out = super::parallel(&items, 3, |x| {
+            std::thread::sleep(std::time::Duration::from_millis(20 - x));
+            x * 2
+        });
+        assert_eq!(out, (0..20).map(|x| x * 2).collect::<Vec<_>>());
+    }
+
     use super::*;
 
     #[test]

@@ -315,16 +315,44 @@ fn manifest(root: &Path, release: &Release, members: &[String]) -> Result<String
     ))
 }
 
-/// Downloads every crate the workspace's lock names (freshness runs `cargo tree --offline`).
+/// Downloads the crates the workspace's lock names unless cargo's cache has them all already
+/// (freshness runs `cargo tree --offline`, which reads them).
 fn fetch(dir: &Path) -> Result<(), String> {
-    let stamp = dir.join("target").join("fetched.lock");
-    let lock = std::fs::read(dir.join("Cargo.lock")).unwrap_or_default();
-    if std::fs::read(&stamp).is_ok_and(|s| s == lock) {
+    let lock = std::fs::read_to_string(dir.join("Cargo.lock")).unwrap_or_default();
+    if all_downloaded(&lock) {
         return Ok(());
     }
-    cargo(dir, &["fetch", "--locked", "--quiet"])?;
-    std::fs::create_dir_all(stamp.parent().unwrap_or(dir)).map_err(|e| e.to_string())?;
-    std::fs::write(&stamp, lock).map_err(|e| e.to_string())
+    cargo(dir, &["fetch", "--locked", "--quiet"])
+}
+
+/// Whether every registry crate of `lock` is in cargo's download cache.
+fn all_downloaded(lock: &str) -> bool {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));
+    let Some(cache) = home.map(|h| h.join("registry").join("cache")) else {
+        return false;
+    };
+    let registries: Vec<PathBuf> = std::fs::read_dir(&cache)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    let Ok(doc) = lock.parse::<toml::Table>() else {
+        return false;
+    };
+    doc.get("package")
+        .and_then(|p| p.as_array())
+        .into_iter()
+        .flatten()
+        .filter(|p| p.get("checksum").is_some())
+        .all(|p| {
+            let name = p.get("name").and_then(|n| n.as_str()).unwrap_or_default();
+            let version = p.get("version").and_then(|v| v.as_str()).unwrap_or_default();
+            let file = format!("{name}-{version}.crate");
+            registries.iter().any(|r| r.join(&file).is_file())
+        })
 }
 
 fn cargo(dir: &Path, args: &[&str]) -> Result<(), String> {
