@@ -137,22 +137,39 @@ pub(super) fn releases_table(data: &Data, d: &Directive) -> Result<String, Strin
         .iter()
         .map(|r| m.on(data, r, record))
         .collect::<Result<_, _>>()?;
+    // Each conclusion's sentence on a row of its own, across the table, and its figures on the
+    // row below, a column per release: seven releases fit the page that way.
+    let mut widths: Vec<f64> = m.releases.iter().map(|r| cell_px(&r.tokio, "")).collect();
     let mut html = String::from(
-        "<div class=\"measure-scroll\"><table class=\"measure class releases\"><thead><tr><th>conclusion</th>",
+        "<div class=\"measure-scroll\"><table class=\"measure releases\"><thead><tr>",
     );
     for r in &m.releases {
         html.push_str(&format!("<th>{}</th>", esc(&r.tokio)));
     }
     html.push_str("</tr></thead><tbody>");
     for claim in claims.conclusions() {
-        html.push_str("<tr>");
-        html.push_str(&class_claim_cell(data, record, claim));
-        for (r, state) in m.releases.iter().zip(&states) {
-            html.push_str(&format!("<td>{}</td>", cell(data, record, claim, r, state)));
+        html.push_str(&format!(
+            "<tr class=\"releases-claim\">{}</tr><tr>",
+            class_claim_cell(data, record, claim).replacen(
+                "<td class=\"class-claim\">",
+                &format!("<td class=\"class-claim\" colspan=\"{}\">", m.releases.len()),
+                1
+            )
+        ));
+        for (k, (r, state)) in m.releases.iter().zip(&states).enumerate() {
+            let (html_cell, px) = cell(data, record, claim, r, state);
+            widths[k] = widths[k].max(px);
+            html.push_str(&format!("<td>{html_cell}</td>"));
         }
         html.push_str("</tr>");
     }
     html.push_str("</tbody></table></div>\n");
+    let total: f64 = widths.iter().map(|w| w + CELL_PADDING_PX).sum();
+    if total > MAX_TABLE_PX {
+        return Err(format!(
+            "the table of {record} across releases would be about {total:.0} px wide, more than the {MAX_TABLE_PX:.0} px a page shows whole"
+        ));
+    }
     let skipped: Vec<String> = m
         .releases
         .iter()
@@ -194,25 +211,42 @@ pub(super) fn releases_table(data: &Data, d: &Directive) -> Result<String, Strin
     Ok(html)
 }
 
+/// The font of a table across releases (theme/measure.css, `table.measure.releases`): 13 px,
+/// the interval at 0.8 of that, 2 × 5 px of padding; an average glyph is 0.55 em.
+const CELL_FONT_PX: f64 = 13.0;
+const CELL_PADDING_PX: f64 = 10.0;
+
+/// How wide a cell of `shown` over the interval `range` is, in CSS pixels.
+fn cell_px(shown: &str, range: &str) -> f64 {
+    let text = |s: &str| s.chars().count() as f64 * 0.55 * CELL_FONT_PX;
+    text(shown).max(0.8 * text(range))
+}
+
 /// A claim on one release: its verdict, figure and interval; "–" where the release does not
-/// build the chapter, "not yet" where it is not measured.
-fn cell(data: &Data, record: &str, claim: &Claim, r: &Release, state: &OnRelease) -> String {
+/// build the chapter, "not yet" where it is not measured. With its width in CSS pixels.
+fn cell(
+    data: &Data,
+    record: &str,
+    claim: &Claim,
+    r: &Release,
+    state: &OnRelease,
+) -> (String, f64) {
     match state {
-        OnRelease::Skipped(why) => format!(
-            "<span class=\"measure-na\" title=\"not built on Tokio {}: {}\">–</span>",
-            esc(&r.tokio),
-            esc(why)
+        OnRelease::Skipped(why) => (
+            format!(
+                "<span class=\"measure-na\" title=\"not built on Tokio {}: {}\">–</span>",
+                esc(&r.tokio),
+                esc(why)
+            ),
+            cell_px("–", ""),
         ),
-        OnRelease::NotMeasured => "<span class=\"measure-na\">not yet</span>".into(),
+        OnRelease::NotMeasured => (
+            "<span class=\"measure-na\">not yet</span>".into(),
+            cell_px("not yet", ""),
+        ),
         OnRelease::Measured(rec) => {
             let o = claim.check(rec);
-            let title = format!(
-                "{} on Tokio {}: {}, {}",
-                claim.id,
-                r.tokio,
-                o.word(),
-                o.summary()
-            );
+            let title = format!("{} on Tokio {}: {}, {}", claim.id, r.tokio, o.word(), o.summary());
             match verdict_mark(&o.verdict) {
                 Some((class, sign)) => {
                     let range = o
@@ -220,22 +254,22 @@ fn cell(data: &Data, record: &str, claim: &Claim, r: &Release, state: &OnRelease
                         .as_ref()
                         .map(|(lo, hi, _)| measure::claims::range_text(lo, hi))
                         .unwrap_or_default();
-                    format!(
-                        "{}<span class=\"spread\">{}</span>",
-                        claim_link(
-                            data,
-                            record,
-                            &claim.id,
-                            class,
-                            &title,
-                            &esc(&format!("{sign} {}", o.figure))
+                    let shown = format!("{sign} {}", o.figure);
+                    (
+                        format!(
+                            "{}<span class=\"spread\">{}</span>",
+                            claim_link(data, record, &claim.id, class, &title, &esc(&shown)),
+                            esc(&range)
                         ),
-                        esc(&range)
+                        cell_px(&shown, &range),
                     )
                 }
-                None => format!(
-                    "<span class=\"measure-na\" title=\"{}\">n/a</span>",
-                    esc(&title)
+                None => (
+                    format!(
+                        "<span class=\"measure-na\" title=\"{}\">n/a</span>",
+                        esc(&title)
+                    ),
+                    cell_px("n/a", ""),
                 ),
             }
         }
