@@ -68,6 +68,7 @@ pub fn check_all(root: &Path) -> Result<()> {
     let mut close = Vec::new();
     let mut tallies = Vec::new();
     let mut checked = 0;
+    let fresh = freshness_of_all(root, &data)?;
     for machine in sorted_entries(&data, |p| p.is_dir())? {
         let machine_name = machine
             .file_name()
@@ -113,7 +114,7 @@ pub fn check_all(root: &Path) -> Result<()> {
                     "{shown}: a quick run; the book shows full runs only"
                 ));
             }
-            match freshness::stale_inputs(root, &rec) {
+            match fresh.get(&file).cloned().unwrap_or_else(|| Ok(Vec::new())) {
                 Ok(changed) if changed.is_empty() => {
                     println!(
                         "ok   {shown}: fresh (inputs hash {})",
@@ -122,7 +123,7 @@ pub fn check_all(root: &Path) -> Result<()> {
                 }
                 Ok(changed) => failures.push(format!(
                     "{shown}: stale: {}",
-                    freshness::stale_advice(&rec.chapter, &changed)
+                    records::releases::stale_advice(&rec, &changed)
                 )),
                 Err(e) => failures.push(format!("{shown}: {e}")),
             }
@@ -305,6 +306,26 @@ fn line(claim: &measure::claims::Claim, o: &Outcome, rec: &Record) -> String {
 
 fn pct(x: f64) -> String {
     format!("{}%", measure::format::plain(x * 100.0))
+}
+
+/// Each measured record's stale inputs (`freshness::stale_inputs`), two records at a time: each
+/// runs `cargo tree` in its workspace, a process that keeps one CPU busy.
+fn freshness_of_all(
+    root: &Path,
+    data: &Path,
+) -> Result<std::collections::BTreeMap<PathBuf, Result<Vec<String>, String>>> {
+    let mut records = Vec::new();
+    for machine in sorted_entries(data, |p| p.is_dir())? {
+        for file in sorted_entries(&machine, |p| p.extension().is_some_and(|e| e == "json"))? {
+            if let Ok(rec) = Record::load(&file)
+                && rec.source.is_none()
+            {
+                records.push((file, rec));
+            }
+        }
+    }
+    let results = crate::parallel(&records, 2, |(_, rec)| freshness::stale_inputs(root, rec));
+    Ok(records.into_iter().map(|(f, _)| f).zip(results).collect())
 }
 
 fn sorted_entries(dir: &Path, keep: impl Fn(&Path) -> bool) -> Result<Vec<PathBuf>> {

@@ -87,7 +87,7 @@ pub fn run(root: &Path) -> Result<()> {
         Ok((p, f, text))
     };
     // Two pages at a time: each rustdoc spends much of its time in one thread (parsing, linking).
-    let results = parallel(&pages, 2, |(_, file)| rustdoc(file));
+    let results = crate::parallel(&pages, 2, |(_, file)| rustdoc(file));
     let (mut passed, mut failed) = (0u32, 0u32);
     for ((path, _), result) in pages.iter().zip(results) {
         let (p, f, text) = result?;
@@ -103,27 +103,6 @@ pub fn run(root: &Path) -> Result<()> {
         bail!("{failed} code block(s) in the book failed");
     }
     Ok(())
-}
-
-/// `f` of each item, `threads` at a time, the results in the items' order.
-fn parallel<T: Sync, R: Send>(items: &[T], threads: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let done = std::sync::Mutex::new(Vec::with_capacity(items.len()));
-    std::thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let Some(item) = items.get(i) else { break };
-                    let r = f(item);
-                    done.lock().unwrap_or_else(|e| e.into_inner()).push((i, r));
-                }
-            });
-        }
-    });
-    let mut done = done.into_inner().unwrap_or_else(|e| e.into_inner());
-    done.sort_by_key(|(i, _)| *i);
-    done.into_iter().map(|(_, r)| r).collect()
 }
 
 /// Builds the workspace's tests (a no-op after `cargo test --workspace`) and returns `crate name →
@@ -228,7 +207,7 @@ mod tests {
     #[test]
     fn parallel_keeps_the_items_order() {
         let items: Vec<u64> = (0..20).collect();
-        let out = super::parallel(&items, 3, |x| {
+        let out = crate::parallel(&items, 3, |x| {
             std::thread::sleep(std::time::Duration::from_millis(20 - x));
             x * 2
         });

@@ -20,8 +20,9 @@ pub enum Releases {
     /// Make releases/tokio-VERSION.lock from the book's Cargo.lock (Tokio and the release's
     /// pinned crates moved, the rest kept where cargo can)
     Lock { versions: Vec<String> },
-    /// Build every release (or those named) in its own workspace and measure each chapter whose
-    /// record is missing or stale; a fresh record is kept. A chapter that fails stores nothing
+    /// Build every release (or those named) in its own workspace, then measure each chapter whose
+    /// record is missing or stale on every release, chapter by chapter; a fresh record is kept,
+    /// and a chapter that fails stores nothing
     Run {
         /// Repetitions of every experiment (5 is the fewest that give a verdict)
         #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(5..=1000))]
@@ -53,17 +54,16 @@ pub fn run(root: &Path, cmd: Releases) -> Result<()> {
             chapter,
             versions,
         } => {
+            let listings = releases::chapters(root).map_err(anyhow::Error::msg)?;
+            if let Some(c) = chapter.iter().find(|c| !listings.contains(c)) {
+                bail!(
+                    "--chapter {c}: no such listing (the listings are {})",
+                    listings.join(", ")
+                );
+            }
             refuse_uncommitted(root)?;
             let machine = machine.unwrap_or_else(this_machine);
-            let mut failed = Vec::new();
-            for release in selected(root, &versions)? {
-                failed.extend(measure_release(root, &release, &machine, reps, &chapter)?);
-            }
-            if failed.is_empty() {
-                Ok(())
-            } else {
-                bail!("failed, nothing stored for them: {}", failed.join(", "))
-            }
+            measure_matrix(root, &selected(root, &versions)?, &machine, reps, &chapter)
         }
     }
 }
@@ -125,68 +125,96 @@ fn list(root: &Path, machine: &str) -> Result<()> {
     Ok(())
 }
 
-/// Builds one release and measures its chapters that need it; returns the ones that failed.
-fn measure_release(
+/// Builds every release's chapters that need measuring, then measures them chapter by chapter,
+/// each chapter on every release one after the other (so that a chapter's releases are measured
+/// close in time). A release that does not build, or a run that fails, stores nothing and the
+/// rest go on; the error names them all.
+fn measure_matrix(
     root: &Path,
-    release: &Release,
+    releases: &[Release],
     machine: &str,
     reps: u32,
     only: &[String],
-) -> Result<Vec<String>> {
-    println!("== Tokio {}", release.tokio);
-    if !release.lock_path(root).is_file() {
-        let path = releases::make_lock(root, release).map_err(anyhow::Error::msg)?;
-        println!("made {}: commit it with the records", path.display());
-    }
-    let dir = releases::workspace(root, release).map_err(anyhow::Error::msg)?;
-    let mut todo = Vec::new();
-    for chapter in releases::chapters(root).map_err(anyhow::Error::msg)? {
-        if !only.is_empty() && !only.contains(&chapter) {
+) -> Result<()> {
+    let mut failed = Vec::new();
+    let mut todo: Vec<(&Release, std::path::PathBuf, Vec<String>)> = Vec::new();
+    for release in releases {
+        println!("== Tokio {}", release.tokio);
+        if !release.lock_path(root).is_file() {
+            bail!(
+                "{} is missing: make it with `cargo run -p book -- releases lock {}` and commit it first",
+                release.lock_path(root).display(),
+                release.tokio
+            );
+        }
+        let dir = releases::workspace(root, release).map_err(anyhow::Error::msg)?;
+        let mut chapters = Vec::new();
+        for chapter in releases::chapters(root).map_err(anyhow::Error::msg)? {
+            if !only.is_empty() && !only.contains(&chapter) {
+                continue;
+            }
+            match state(root, release, machine, &chapter) {
+                State::Fresh => println!("  {chapter}: fresh, kept"),
+                State::Skipped(why) => println!("  {chapter}: skipped ({why})"),
+                State::Missing => chapters.push(chapter),
+                State::Stale(why) => {
+                    println!("  {chapter}: stale ({why}), to be measured again");
+                    chapters.push(chapter);
+                }
+            }
+        }
+        if chapters.is_empty() {
             continue;
         }
-        match state(root, release, machine, &chapter) {
-            State::Fresh => println!("  {chapter}: fresh, kept"),
-            State::Skipped(why) => println!("  {chapter}: skipped ({why})"),
-            State::Missing => todo.push(chapter),
-            State::Stale(why) => {
-                println!("  {chapter}: stale ({why}), remeasured");
-                todo.push(chapter);
+        let mut build = cargo(&dir);
+        build.args(["build", "--locked", "--bins"]);
+        for chapter in &chapters {
+            build.args(["-p", chapter]);
+        }
+        if build.status().context("running cargo build")?.success() {
+            todo.push((release, dir, chapters));
+        } else {
+            failed.push(format!(
+                "Tokio {} did not build (a chapter that cannot build on it belongs under `skip` in {}, with the reason)",
+                release.tokio,
+                releases::FILE
+            ));
+        }
+    }
+    let mut order: Vec<String> = todo.iter().flat_map(|(_, _, c)| c.clone()).collect();
+    order.sort();
+    order.dedup();
+    for chapter in order {
+        for (release, dir, chapters) in &todo {
+            if !chapters.contains(&chapter) {
+                continue;
+            }
+            // The workspace copies the working tree: what shapes a run must still be committed.
+            refuse_uncommitted(root)?;
+            releases::workspace(root, release).map_err(anyhow::Error::msg)?;
+            println!(
+                "  {chapter} on Tokio {}: measuring, {reps} repetitions",
+                release.tokio
+            );
+            let folder = release.folder(machine);
+            let out = measure::record::record_path(root, &folder, &chapter);
+            let status = cargo(dir)
+                .args(["run", "-q", "--locked", "-p", &chapter, "--"])
+                .args(["--reps", &reps.to_string(), "--machine", &folder])
+                .arg("--out")
+                .arg(&out)
+                .status()
+                .context("running cargo run")?;
+            if !status.success() {
+                failed.push(format!("{chapter} on Tokio {} failed", release.tokio));
             }
         }
     }
-    if todo.is_empty() {
-        return Ok(Vec::new());
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        bail!("nothing stored for these: {}", failed.join("; "))
     }
-    let mut build = cargo(&dir);
-    build.args(["build", "--locked", "--bins"]);
-    for chapter in &todo {
-        build.args(["-p", chapter]);
-    }
-    let status = build.status().context("running cargo build")?;
-    if !status.success() {
-        bail!(
-            "Tokio {}: the build failed (a chapter that cannot build on it belongs under `skip` in {}, with the reason)",
-            release.tokio,
-            releases::FILE
-        );
-    }
-    let folder = release.folder(machine);
-    let mut failed = Vec::new();
-    for chapter in todo {
-        println!("  {chapter}: measuring, {reps} repetitions");
-        let out = measure::record::record_path(root, &folder, &chapter);
-        let status = cargo(&dir)
-            .args(["run", "-q", "--locked", "-p", &chapter, "--"])
-            .args(["--reps", &reps.to_string(), "--machine", &folder])
-            .arg("--out")
-            .arg(&out)
-            .status()
-            .context("running cargo run")?;
-        if !status.success() {
-            failed.push(format!("{chapter} on Tokio {}", release.tokio));
-        }
-    }
-    Ok(failed)
 }
 
 /// Cargo in a release's workspace, building into its own target folder.
@@ -205,7 +233,11 @@ fn refuse_uncommitted(root: &Path) -> Result<()> {
         .arg(root)
         .args(["status", "--porcelain", "--"])
         .args(["listings", "tools/measure", "tools/records", "Cargo.toml"])
-        .args(["rust-toolchain.toml", "releases"])
+        .args([
+            "rust-toolchain.toml",
+            "releases/releases.toml",
+            "releases/*.lock",
+        ])
         .output()
         .context("running git status")?;
     let dirty = String::from_utf8_lossy(&out.stdout).trim().to_string();

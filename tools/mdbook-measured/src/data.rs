@@ -678,7 +678,7 @@ impl Data {
         }
         match measure::freshness::stale_inputs(&self.root, rec) {
             Ok(changed) if changed.is_empty() => None,
-            Ok(changed) => Some(measure::freshness::stale_advice(&rec.chapter, &changed)),
+            Ok(changed) => Some(records::releases::stale_advice(rec, &changed)),
             Err(e) => Some(e),
         }
     }

@@ -138,8 +138,14 @@ pub fn stale_inputs(root: &Path, rec: &crate::record::Record) -> Result<Vec<Stri
         return Ok(Vec::new());
     }
     let root = crate::releases::workspace_for_record(root, rec)?;
-    let now = inputs(&root, &rec.chapter)
-        .map_err(|e| format!("cannot hash what shapes {}: {e}", rec.chapter))?;
+    let now = inputs(&root, &rec.chapter).map_err(|e| {
+        let hint = crate::releases::split_folder(&rec.machine.name).map_or(String::new(), |(_, v)| {
+            format!(
+                " (a release's lock file must still resolve against the book's Cargo.toml: after a change there, `cargo run -p book -- releases lock {v}`, then remeasure)"
+            )
+        });
+        format!("cannot hash what shapes {}: {e}{hint}", rec.chapter)
+    })?;
     if combined(&now) == rec.build.listing_hash {
         return Ok(Vec::new());
     }

@@ -112,6 +112,23 @@ pub fn load(root: &Path) -> Result<Vec<Release>, String> {
         if matrix.release.iter().filter(|o| o.tokio == r.tokio).count() > 1 {
             return Err(format!("{FILE}: Tokio {} is listed twice", r.tokio));
         }
+        if let Some((name, _)) = r.crates.iter().find(|(_, p)| !p.version.starts_with('=')) {
+            return Err(format!(
+                "{FILE}: Tokio {} pins `{name}` with a range; pin an exact version (\"=X.Y.Z\")",
+                r.tokio
+            ));
+        }
+    }
+    // The page compares each release with the one before it.
+    if let Some(w) = matrix
+        .release
+        .windows(2)
+        .find(|w| numbers(&w[0].tokio) >= numbers(&w[1].tokio))
+    {
+        return Err(format!(
+            "{FILE}: Tokio {} comes after {}: list the releases oldest first",
+            w[1].tokio, w[0].tokio
+        ));
     }
     Ok(matrix.release)
 }
@@ -175,6 +192,10 @@ pub fn split_folder(folder: &str) -> Option<(&str, String)> {
     (!machine.is_empty() && is_version(&version)).then_some((machine, version))
 }
 
+fn numbers(v: &str) -> Vec<u64> {
+    v.split('.').map(|p| p.parse().unwrap_or(0)).collect()
+}
+
 fn is_version(v: &str) -> bool {
     let parts: Vec<&str> = v.split('.').collect();
     parts.len() == 3
@@ -183,23 +204,72 @@ fn is_version(v: &str) -> bool {
             .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
 }
 
+/// What to do about a stale record: for a release's, measure it again on that release.
+pub fn stale_advice(rec: &crate::record::Record, changed: &[String]) -> String {
+    match split_folder(&rec.machine.name) {
+        Some((machine, version)) => format!(
+            "{} changed since this record was made; rerun `cargo run -p book -- releases run {version} --chapter {} --machine {machine}`",
+            changed.join(", "),
+            rec.chapter
+        ),
+        None => crate::freshness::stale_advice(&rec.chapter, changed),
+    }
+}
+
 /// The root a record is fresh against: the release's workspace for a record under a release's
 /// folder (made once per process), else `root`.
 pub fn workspace_for_record(root: &Path, rec: &crate::record::Record) -> Result<PathBuf, String> {
     let Some((_, version)) = split_folder(&rec.machine.name) else {
         return Ok(root.to_path_buf());
     };
+    // Held while a workspace is made: two threads checking records of one release make it once.
     static MADE: Mutex<BTreeMap<PathBuf, PathBuf>> = Mutex::new(BTreeMap::new());
+    let mut made = MADE.lock().unwrap_or_else(|e| e.into_inner());
     let key = root.join(&version);
-    if let Some(dir) = MADE.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+    if let Some(dir) = made.get(&key) {
         return Ok(dir.clone());
     }
     let release = find(root, &version)?;
     let dir = workspace(root, &release)?;
-    MADE.lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .insert(key, dir.clone());
+    made.insert(key, dir.clone());
     Ok(dir)
+}
+
+/// The crates whose versions in the release's lock file differ from the book's, Tokio's aside:
+/// `(name, versions)`, sorted by name. Crates only the book builds are not listed.
+pub fn moved_crates(root: &Path, release: &Release) -> Result<Vec<(String, String)>, String> {
+    let read = |p: PathBuf| {
+        std::fs::read_to_string(&p).map_err(|e| format!("cannot read {}: {e}", p.display()))
+    };
+    let book = lock_versions(&read(root.join("Cargo.lock"))?)?;
+    let theirs = lock_versions(&read(release.lock_path(root))?)?;
+    Ok(theirs
+        .into_iter()
+        .filter(|(name, versions)| name != "tokio" && book.get(name) != Some(versions))
+        .map(|(name, versions)| (name, versions.join(", ")))
+        .collect())
+}
+
+/// Every registry crate's versions in a lock file.
+fn lock_versions(lock: &str) -> Result<BTreeMap<String, Vec<String>>, String> {
+    let doc: toml::Table = lock.parse().map_err(|e| format!("a lock file: {e}"))?;
+    let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for p in doc
+        .get("package")
+        .and_then(|p| p.as_array())
+        .into_iter()
+        .flatten()
+        .filter(|p| p.get("source").is_some())
+    {
+        let text = |k: &str| p.get(k).and_then(|v| v.as_str()).unwrap_or_default();
+        out.entry(text("name").to_string())
+            .or_default()
+            .push(text("version").to_string());
+    }
+    for v in out.values_mut() {
+        v.sort();
+    }
+    Ok(out)
 }
 
 /// Writes (or brings up to date) the release's workspace from the book's files and its lock
@@ -349,7 +419,10 @@ fn all_downloaded(lock: &str) -> bool {
         .filter(|p| p.get("checksum").is_some())
         .all(|p| {
             let name = p.get("name").and_then(|n| n.as_str()).unwrap_or_default();
-            let version = p.get("version").and_then(|v| v.as_str()).unwrap_or_default();
+            let version = p
+                .get("version")
+                .and_then(|v| v.as_str())
+                .unwrap_or_default();
             let file = format!("{name}-{version}.crate");
             registries.iter().any(|r| r.join(&file).is_file())
         })
@@ -374,29 +447,46 @@ fn cargo(dir: &Path, args: &[&str]) -> Result<(), String> {
     }
 }
 
-/// Makes `to` hold exactly the files of `from` (but `target/` folders), writing only those
-/// that differ, so that cargo does not rebuild what did not change.
+/// Makes `to` hold exactly the files of `from` (but a `target/` folder at its top), writing only
+/// those that differ, so that cargo does not rebuild what did not change. A link is refused: a
+/// crate's files are plain files and folders.
 fn sync_dir(from: &Path, to: &Path) -> Result<(), String> {
+    sync_tree(from, to, true)
+}
+
+fn sync_tree(from: &Path, to: &Path, top: bool) -> Result<(), String> {
     let err = |p: &Path, e: std::io::Error| format!("{}: {e}", p.display());
+    if to.is_file() {
+        std::fs::remove_file(to).map_err(|e| err(to, e))?;
+    }
     std::fs::create_dir_all(to).map_err(|e| err(to, e))?;
     let mut wanted = std::collections::BTreeSet::new();
     for entry in std::fs::read_dir(from).map_err(|e| err(from, e))? {
         let entry = entry.map_err(|e| err(from, e))?;
         let name = entry.file_name();
-        if name == "target" {
+        if top && name == "target" {
             continue;
         }
         let (src, dst) = (entry.path(), to.join(&name));
-        if src.is_dir() {
-            sync_dir(&src, &dst)?;
+        let kind = entry.file_type().map_err(|e| err(&src, e))?;
+        if kind.is_symlink() {
+            return Err(format!(
+                "{}: a link; a release's workspace copies plain files only",
+                src.display()
+            ));
+        } else if kind.is_dir() {
+            sync_tree(&src, &dst, false)?;
         } else {
+            if dst.is_dir() {
+                std::fs::remove_dir_all(&dst).map_err(|e| err(&dst, e))?;
+            }
             write_if_changed(&dst, &std::fs::read(&src).map_err(|e| err(&src, e))?)?;
         }
         wanted.insert(name);
     }
     for entry in std::fs::read_dir(to).map_err(|e| err(to, e))?.flatten() {
         let name = entry.file_name();
-        if name == "target" || wanted.contains(&name) {
+        if (top && name == "target") || wanted.contains(&name) {
             continue;
         }
         let path = entry.path();
@@ -410,14 +500,23 @@ fn sync_dir(from: &Path, to: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// Writes `bytes` to `path` (atomically: a build may be reading it) unless it holds them already.
 fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<(), String> {
     if std::fs::read(path).is_ok_and(|old| old == bytes) {
         return Ok(());
     }
+    let err = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
     if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+        std::fs::create_dir_all(parent).map_err(err)?;
     }
-    std::fs::write(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    // A copy that can be made again needs no fsync, only a rename.
+    let tmp = path.with_file_name(format!(
+        ".{}.{}.tmp",
+        path.file_name().and_then(|n| n.to_str()).unwrap_or("file"),
+        std::process::id()
+    ));
+    std::fs::write(&tmp, bytes).map_err(err)?;
+    std::fs::rename(&tmp, path).map_err(err)
 }
 
 #[cfg(test)]
@@ -478,6 +577,14 @@ mod tests {
             let err = load(root.path()).unwrap_err();
             assert!(err.contains(says), "{bad}: {err}");
         }
+        let order = root_with(
+            "[[release]]\ntokio = \"1.43.4\"\nwhy = \"\"\n[[release]]\ntokio = \"1.38.2\"\nwhy = \"\"\n",
+        );
+        assert!(load(order.path()).unwrap_err().contains("oldest first"));
+        let range = root_with(
+            "[[release]]\ntokio = \"1.38.2\"\nwhy = \"\"\ncrates.x = { version = \"0.3\", why = \"\" }\n",
+        );
+        assert!(load(range.path()).unwrap_err().contains("exact version"));
         let twice = root_with(
             "[[release]]\ntokio = \"1.38.2\"\nwhy = \"\"\n[[release]]\ntokio = \"1.38.2\"\nwhy = \"\"\n",
         );
@@ -542,11 +649,22 @@ mod tests {
             std::fs::write(p, "x").unwrap();
         };
         write(from.path(), "src/main.rs");
+        write(from.path(), "src/target/mod.rs");
+        write(from.path(), "examples/was_a_file/x.rs");
+        write(to.path(), "examples/was_a_file");
         write(from.path(), "target/debug/big");
         write(to.path(), "src/gone.rs");
         write(to.path(), "target/kept");
         sync_dir(from.path(), to.path()).unwrap();
         assert!(to.path().join("src/main.rs").is_file());
+        assert!(
+            to.path().join("src/target/mod.rs").is_file(),
+            "only the crate's own target/ is left out"
+        );
+        assert!(
+            to.path().join("examples/was_a_file/x.rs").is_file(),
+            "a file that became a folder"
+        );
         assert!(
             !to.path().join("src/gone.rs").exists(),
             "a file deleted since is removed"

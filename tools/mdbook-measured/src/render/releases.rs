@@ -91,19 +91,19 @@ pub(super) fn release_list(data: &Data, d: &Directive) -> Result<String, String>
     let m = Matrix::load(data, d)?;
     let chapters = data.listings();
     let mut html = String::from(
-        "<div class=\"measure-scroll\"><table class=\"measure releases\"><thead><tr><th>Tokio</th><th>why it is here</th><th>built with</th><th>chapters measured</th></tr></thead><tbody>",
+        "<div class=\"measure-scroll\"><table class=\"measure release-list\"><thead><tr><th>Tokio</th><th>why it is here</th><th>crates at other versions than the book's</th><th>chapters measured</th></tr></thead><tbody>",
     );
     for r in &m.releases {
-        let pins: Vec<String> = r
-            .crates
-            .iter()
-            .map(|(name, pin)| {
-                format!(
-                    "<span title=\"{}\"><code>{} {}</code></span>",
-                    esc(&pin.why),
-                    esc(name),
-                    esc(pin.version.trim_start_matches('='))
-                )
+        let moved: Vec<String> = releases::moved_crates(data.root(), r)?
+            .into_iter()
+            .map(|(name, versions)| match r.crates.get(&name) {
+                Some(pin) => format!(
+                    "<code>{} {}</code> (pinned: {})",
+                    esc(&name),
+                    esc(&versions),
+                    esc(&pin.why)
+                ),
+                None => format!("<code>{} {}</code>", esc(&name), esc(&versions)),
             })
             .collect();
         let measured = chapters
@@ -114,11 +114,11 @@ pub(super) fn release_list(data: &Data, d: &Directive) -> Result<String, String>
         html.push_str(&format!(
             "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td>{measured} of the {built} it builds</td></tr>",
             esc(&r.tokio),
-            esc(&r.why),
-            if pins.is_empty() {
-                "the book's versions".to_string()
+            inline_markdown(&r.why),
+            if moved.is_empty() {
+                "none".to_string()
             } else {
-                format!("the book's versions but {}", pins.join(", "))
+                moved.join(", ")
             },
         ));
     }
@@ -140,9 +140,8 @@ pub(super) fn releases_table(data: &Data, d: &Directive) -> Result<String, Strin
     // Each conclusion's sentence on a row of its own, across the table, and its figures on the
     // row below, a column per release: seven releases fit the page that way.
     let mut widths: Vec<f64> = m.releases.iter().map(|r| cell_px(&r.tokio, "")).collect();
-    let mut html = String::from(
-        "<div class=\"measure-scroll\"><table class=\"measure releases\"><thead><tr>",
-    );
+    let mut html =
+        String::from("<div class=\"measure-scroll\"><table class=\"measure releases\"><thead><tr>");
     for r in &m.releases {
         html.push_str(&format!("<th>{}</th>", esc(&r.tokio)));
     }
@@ -152,7 +151,10 @@ pub(super) fn releases_table(data: &Data, d: &Directive) -> Result<String, Strin
             "<tr class=\"releases-claim\">{}</tr><tr>",
             class_claim_cell(data, record, claim).replacen(
                 "<td class=\"class-claim\">",
-                &format!("<td class=\"class-claim\" colspan=\"{}\">", m.releases.len()),
+                &format!(
+                    "<td class=\"class-claim\" colspan=\"{}\">",
+                    m.releases.len()
+                ),
                 1
             )
         ));
@@ -224,13 +226,7 @@ fn cell_px(shown: &str, range: &str) -> f64 {
 
 /// A claim on one release: its verdict, figure and interval; "–" where the release does not
 /// build the chapter, "not yet" where it is not measured. With its width in CSS pixels.
-fn cell(
-    data: &Data,
-    record: &str,
-    claim: &Claim,
-    r: &Release,
-    state: &OnRelease,
-) -> (String, f64) {
+fn cell(data: &Data, record: &str, claim: &Claim, r: &Release, state: &OnRelease) -> (String, f64) {
     match state {
         OnRelease::Skipped(why) => (
             format!(
@@ -246,7 +242,13 @@ fn cell(
         ),
         OnRelease::Measured(rec) => {
             let o = claim.check(rec);
-            let title = format!("{} on Tokio {}: {}, {}", claim.id, r.tokio, o.word(), o.summary());
+            let title = format!(
+                "{} on Tokio {}: {}, {}",
+                claim.id,
+                r.tokio,
+                o.word(),
+                o.summary()
+            );
             match verdict_mark(&o.verdict) {
                 Some((class, sign)) => {
                     let range = o
@@ -551,13 +553,12 @@ pub(super) fn since(data: &Data, d: &Directive) -> Result<String, String> {
     let claim = claims
         .get(id)
         .ok_or_else(|| format!("{record} has no claim `{id}`"))?;
-    let outcomes: Vec<(&Release, bool)> = m
+    let outcomes: Vec<(&Release, &'static str)> = m
         .outcomes(data, record, claim)?
         .into_iter()
-        .filter(|(_, o)| !matches!(o.verdict, Verdict::Missing(_)))
-        .map(|(r, o)| (r, o.verdict == Verdict::Held))
+        .filter_map(|(r, o)| verdict_mark(&o.verdict).map(|_| (r, o.word())))
         .collect();
-    let text = held_on(&outcomes).ok_or_else(|| {
+    let text = verdicts_by_release(&outcomes, m.releases.len()).ok_or_else(|| {
         format!("{record}: no release has measured `{id}` yet, so `since` has nothing to say")
     })?;
     Ok(format!(
@@ -567,50 +568,66 @@ pub(super) fn since(data: &Data, d: &Directive) -> Result<String, String> {
     ))
 }
 
-/// "held on every Tokio release measured (1.38.2 to 1.54.1)", "held from Tokio 1.44.2 on (not
-/// on 1.43.4 and earlier)", "held up to Tokio 1.47.5 (not from 1.51.0 on)", or the releases
-/// where it did not hold. `None` when nothing was measured.
-pub(crate) fn held_on(outcomes: &[(&Release, bool)]) -> Option<String> {
-    let (first, last) = (outcomes.first()?.0, outcomes.last()?.0);
-    let n = outcomes.len();
-    let held: Vec<bool> = outcomes.iter().map(|(_, h)| *h).collect();
-    let flips = held.windows(2).filter(|w| w[0] != w[1]).count();
-    let v = |i: usize| &outcomes[i].0.tokio;
-    Some(match (flips, held[0]) {
-        (0, true) if n == 1 => format!("held on the one Tokio release measured, {}", first.tokio),
-        (0, true) => format!(
-            "held on each of the {n} Tokio releases measured, {} to {}",
-            first.tokio, last.tokio
-        ),
-        (0, false) => format!(
-            "did not hold on any of the {n} Tokio releases measured, {} to {}",
-            first.tokio, last.tokio
-        ),
-        (1, false) => {
-            let at = held.iter().position(|h| *h).unwrap_or(0);
-            format!(
-                "held from Tokio {} on (not on {} and earlier)",
-                v(at),
-                v(at - 1)
-            )
+/// The releases measured, by verdict, each verdict's releases as runs of neighbours in the
+/// matrix's order: "held on Tokio 1.38.2 to 1.47.5 and 1.51.6 to 1.54.1, refuted on 1.51.0 (8 of
+/// the 8 releases measured)". Only measured releases are named, nothing is said of the others.
+/// `None` when nothing was measured.
+pub(crate) fn verdicts_by_release(
+    outcomes: &[(&Release, &'static str)],
+    in_matrix: usize,
+) -> Option<String> {
+    let first = outcomes.first()?;
+    // Runs of one verdict over releases measured one after the other.
+    let mut runs: Vec<(&str, &str, &str)> = vec![(first.1, &first.0.tokio, &first.0.tokio)];
+    for (r, word) in &outcomes[1..] {
+        match runs.last_mut() {
+            Some(run) if run.0 == *word => run.2 = &r.tokio,
+            _ => runs.push((word, &r.tokio, &r.tokio)),
         }
-        (1, true) => {
-            let at = held.iter().position(|h| !*h).unwrap_or(0);
-            format!("held up to Tokio {} (not from {} on)", v(at - 1), v(at))
+    }
+    let mut words: Vec<&str> = Vec::new();
+    for (word, ..) in &runs {
+        if !words.contains(word) {
+            words.push(word);
         }
-        _ => {
-            let not: Vec<&str> = outcomes
+    }
+    let parts: Vec<String> = words
+        .iter()
+        .enumerate()
+        .map(|(i, word)| {
+            let spans: Vec<String> = runs
                 .iter()
-                .filter(|(_, h)| !h)
-                .map(|(r, _)| r.tokio.as_str())
+                .filter(|(w, ..)| w == word)
+                .map(|(_, a, b)| {
+                    if a == b {
+                        a.to_string()
+                    } else {
+                        format!("{a} to {b}")
+                    }
+                })
                 .collect();
-            format!(
-                "held on {} of the {n} Tokio releases measured, not on {}",
-                n - not.len(),
-                not.join(", ")
-            )
-        }
-    })
+            let tokio = if i == 0 { "Tokio " } else { "" };
+            format!("{word} on {tokio}{}", and_list(&spans))
+        })
+        .collect();
+    let measured = if outcomes.len() == in_matrix {
+        format!("all {in_matrix} releases of the matrix measured")
+    } else {
+        format!(
+            "{} of the {in_matrix} releases of the matrix measured",
+            outcomes.len()
+        )
+    };
+    Some(format!("{} ({measured})", parts.join(", ")))
+}
+
+/// "a", "a and b", "a, b and c".
+fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
 }
 
 /// The anchor of a chapter's section on the page "Across Tokio releases".
@@ -675,36 +692,32 @@ mod tests {
     }
 
     #[test]
-    fn the_releases_a_conclusion_held_on_read_as_a_phrase() {
-        let rs: Vec<Release> = ["1.38.2", "1.43.4", "1.44.2", "1.47.5"]
+    fn the_releases_a_conclusion_held_on_name_only_what_was_measured() {
+        let rs: Vec<Release> = ["1.38.2", "1.43.4", "1.44.2", "1.47.5", "1.51.0"]
             .into_iter()
             .map(release)
             .collect();
-        let said = |held: [bool; 4]| {
-            let o: Vec<(&Release, bool)> = rs.iter().zip(held).collect();
-            held_on(&o).unwrap()
+        let said = |words: &[&'static str], in_matrix| {
+            let o: Vec<(&Release, &'static str)> = rs.iter().zip(words.iter().copied()).collect();
+            verdicts_by_release(&o, in_matrix).unwrap()
         };
         assert_eq!(
-            said([true; 4]),
-            "held on each of the 4 Tokio releases measured, 1.38.2 to 1.47.5"
+            said(&["held"; 5], 5),
+            "held on Tokio 1.38.2 to 1.51.0 (all 5 releases of the matrix measured)"
         );
         assert_eq!(
-            said([false, false, true, true]),
-            "held from Tokio 1.44.2 on (not on 1.43.4 and earlier)"
+            said(&["held", "held", "refuted", "held", "held"], 6),
+            "held on Tokio 1.38.2 to 1.43.4 and 1.47.5 to 1.51.0, refuted on 1.44.2 (5 of the 6 releases of the matrix measured)"
         );
         assert_eq!(
-            said([true, true, true, false]),
-            "held up to Tokio 1.44.2 (not from 1.47.5 on)"
+            said(&["refuted", "refuted", "not shown", "held", "held"], 5),
+            "refuted on Tokio 1.38.2 to 1.43.4, not shown on 1.44.2, held on 1.47.5 to 1.51.0 (all 5 releases of the matrix measured)"
         );
         assert_eq!(
-            said([true, false, true, false]),
-            "held on 2 of the 4 Tokio releases measured, not on 1.43.4, 1.47.5"
+            said(&["held"], 5),
+            "held on Tokio 1.38.2 (1 of the 5 releases of the matrix measured)"
         );
-        assert_eq!(
-            said([false; 4]),
-            "did not hold on any of the 4 Tokio releases measured, 1.38.2 to 1.47.5"
-        );
-        assert_eq!(held_on(&[]), None);
+        assert_eq!(verdicts_by_release(&[], 5), None);
     }
 
     #[test]
