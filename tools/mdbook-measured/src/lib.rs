@@ -225,8 +225,10 @@ fn with_fallback_note(data: &Data, text: String) -> String {
 }
 
 /// Replaces every directive in `content`; the first bad one is an error.
+/// Every directive of a page rendered; every directive that fails is named, not only the first.
 pub fn expand(data: &Data, content: &str) -> Result<String, String> {
     let mut out = String::with_capacity(content.len());
+    let mut failed = Vec::new();
     let mut rest = content;
     while let Some(at) = rest.find(OPEN) {
         let escaped = rest[..at].ends_with('\\');
@@ -252,11 +254,17 @@ pub fn expand(data: &Data, content: &str) -> Result<String, String> {
                     "<span class=\"measure-na\" title=\"{}\">n/a</span>",
                     esc(&format!("Not in this machine's record: {e}"))
                 ),
-                Err(e) => return Err(format!("directive `{text}`: {e}")),
+                Err(e) => {
+                    failed.push(format!("directive `{text}`: {e}"));
+                    String::new()
+                }
             };
             out.push_str(&rendered);
         }
         rest = &from[end + 2..];
+    }
+    if !failed.is_empty() {
+        return Err(failed.join("\n"));
     }
     out.push_str(rest);
     Ok(out)
