@@ -138,39 +138,55 @@ pub(super) fn releases_table(data: &Data, d: &Directive) -> Result<String, Strin
         .map(|r| m.on(data, r, record))
         .collect::<Result<_, _>>()?;
     // Each conclusion's sentence on a row of its own, across the table, and its figures on the
-    // row below, a column per release: seven releases fit the page that way.
-    let mut widths: Vec<f64> = m.releases.iter().map(|r| cell_px(&r.tokio, "")).collect();
-    let mut html =
-        String::from("<div class=\"measure-scroll\"><table class=\"measure releases\"><thead><tr>");
-    for r in &m.releases {
-        html.push_str(&format!("<th>{}</th>", esc(&r.tokio)));
-    }
-    html.push_str("</tr></thead><tbody>");
-    for claim in claims.conclusions() {
-        html.push_str(&format!(
-            "<tr class=\"releases-claim\">{}</tr><tr>",
-            class_claim_cell(data, record, claim).replacen(
-                "<td class=\"class-claim\">",
-                &format!(
-                    "<td class=\"class-claim\" colspan=\"{}\">",
-                    m.releases.len()
-                ),
-                1
-            )
-        ));
-        for (k, (r, state)) in m.releases.iter().zip(&states).enumerate() {
-            let (html_cell, px) = cell(data, record, claim, r, state);
-            widths[k] = widths[k].max(px);
-            html.push_str(&format!("<td>{html_cell}</td>"));
+    // row below, a column per release; where the releases do not fit the page side by side,
+    // they are split over tables that each do, oldest first.
+    let conclusions: Vec<&Claim> = claims.conclusions().collect();
+    let cells: Vec<Vec<(String, f64)>> = conclusions
+        .iter()
+        .map(|claim| {
+            m.releases
+                .iter()
+                .zip(&states)
+                .map(|(r, state)| cell(data, record, claim, r, state))
+                .collect()
+        })
+        .collect();
+    let widths: Vec<f64> = m
+        .releases
+        .iter()
+        .enumerate()
+        .map(|(k, r)| {
+            cells
+                .iter()
+                .map(|row| row[k].1)
+                .fold(cell_px(&r.tokio, ""), f64::max)
+                + CELL_PADDING_PX
+        })
+        .collect();
+    let mut html = String::new();
+    for group in fitting_groups(&widths, MAX_TABLE_PX) {
+        html.push_str(
+            "<div class=\"measure-scroll\"><table class=\"measure releases\"><thead><tr>",
+        );
+        for k in group.clone() {
+            html.push_str(&format!("<th>{}</th>", esc(&m.releases[k].tokio)));
         }
-        html.push_str("</tr>");
-    }
-    html.push_str("</tbody></table></div>\n");
-    let total: f64 = widths.iter().map(|w| w + CELL_PADDING_PX).sum();
-    if total > MAX_TABLE_PX {
-        return Err(format!(
-            "the table of {record} across releases would be about {total:.0} px wide, more than the {MAX_TABLE_PX:.0} px a page shows whole"
-        ));
+        html.push_str("</tr></thead><tbody>");
+        for (claim, row) in conclusions.iter().zip(&cells) {
+            html.push_str(&format!(
+                "<tr class=\"releases-claim\">{}</tr><tr>",
+                class_claim_cell(data, record, claim).replacen(
+                    "<td class=\"class-claim\">",
+                    &format!("<td class=\"class-claim\" colspan=\"{}\">", group.len()),
+                    1
+                )
+            ));
+            for (cell_html, _) in &row[group.clone()] {
+                html.push_str(&format!("<td>{cell_html}</td>"));
+            }
+            html.push_str("</tr>");
+        }
+        html.push_str("</tbody></table></div>\n");
     }
     let skipped: Vec<String> = m
         .releases
@@ -222,6 +238,24 @@ const CELL_PADDING_PX: f64 = 10.0;
 fn cell_px(shown: &str, range: &str) -> f64 {
     let text = |s: &str| s.chars().count() as f64 * 0.55 * CELL_FONT_PX;
     text(shown).max(0.8 * text(range))
+}
+
+/// Consecutive columns of `widths` in groups no wider than `max` (a column wider than `max` alone
+/// makes a group of its own).
+pub(crate) fn fitting_groups(widths: &[f64], max: f64) -> Vec<std::ops::Range<usize>> {
+    let mut groups = Vec::new();
+    let (mut start, mut used) = (0, 0.0);
+    for (k, w) in widths.iter().enumerate() {
+        if k > start && used + w > max {
+            groups.push(start..k);
+            (start, used) = (k, 0.0);
+        }
+        used += w;
+    }
+    if start < widths.len() {
+        groups.push(start..widths.len());
+    }
+    groups
 }
 
 /// A claim on one release: its verdict, figure and interval; "–" where the release does not
@@ -718,6 +752,14 @@ mod tests {
             "held on Tokio 1.38.2 (1 of the 5 releases of the matrix measured)"
         );
         assert_eq!(verdicts_by_release(&[], 5), None);
+    }
+
+    #[test]
+    fn releases_too_wide_for_one_table_split_into_tables_that_fit() {
+        assert_eq!(fitting_groups(&[100.0; 6], 680.0), vec![0..6]);
+        assert_eq!(fitting_groups(&[100.0; 8], 680.0), vec![0..6, 6..8]);
+        assert_eq!(fitting_groups(&[700.0, 10.0], 680.0), vec![0..1, 1..2]);
+        assert!(fitting_groups(&[], 680.0).is_empty());
     }
 
     #[test]
