@@ -235,8 +235,9 @@ pub fn workspace_for_record(root: &Path, rec: &crate::record::Record) -> Result<
     Ok(dir)
 }
 
-/// The crates whose versions in the release's lock file differ from the book's, Tokio's aside:
-/// `(name, versions)`, sorted by name. Crates only the book builds are not listed.
+/// The crates at versions the book's lock file does not have, in the release's: `(name,
+/// versions)`, sorted by name; Tokio's own and the Windows-only crates (`windows*`) aside. A crate
+/// that the release's workspace no longer needs, with a chapter it does not build, is not listed.
 pub fn moved_crates(root: &Path, release: &Release) -> Result<Vec<(String, String)>, String> {
     let read = |p: PathBuf| {
         std::fs::read_to_string(&p).map_err(|e| format!("cannot read {}: {e}", p.display()))
@@ -245,8 +246,14 @@ pub fn moved_crates(root: &Path, release: &Release) -> Result<Vec<(String, Strin
     let theirs = lock_versions(&read(release.lock_path(root))?)?;
     Ok(theirs
         .into_iter()
-        .filter(|(name, versions)| name != "tokio" && book.get(name) != Some(versions))
-        .map(|(name, versions)| (name, versions.join(", ")))
+        .filter(|(name, _)| name != "tokio" && !name.starts_with("windows"))
+        .filter_map(|(name, versions)| {
+            let new: Vec<String> = versions
+                .into_iter()
+                .filter(|v| !book.get(&name).is_some_and(|b| b.contains(v)))
+                .collect();
+            (!new.is_empty()).then(|| (name, new.join(", ")))
+        })
         .collect())
 }
 

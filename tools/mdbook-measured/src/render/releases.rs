@@ -91,7 +91,7 @@ pub(super) fn release_list(data: &Data, d: &Directive) -> Result<String, String>
     let m = Matrix::load(data, d)?;
     let chapters = data.listings();
     let mut html = String::from(
-        "<div class=\"measure-scroll\"><table class=\"measure release-list\"><thead><tr><th>Tokio</th><th>why it is here</th><th>crates at other versions than the book's</th><th>chapters measured</th></tr></thead><tbody>",
+        "<div class=\"measure-scroll\"><table class=\"measure release-list\"><thead><tr><th>Tokio</th><th>why it is here</th><th>crates at versions the book's lock lacks</th><th>chapters measured</th></tr></thead><tbody>",
     );
     for r in &m.releases {
         let moved: Vec<String> = releases::moved_crates(data.root(), r)?
@@ -137,6 +137,21 @@ pub(super) fn releases_table(data: &Data, d: &Directive) -> Result<String, Strin
         .iter()
         .map(|r| m.on(data, r, record))
         .collect::<Result<_, _>>()?;
+    if !states.iter().any(|s| matches!(s, OnRelease::Measured(_))) {
+        let built: Vec<&str> = m
+            .releases
+            .iter()
+            .zip(&states)
+            .filter(|(_, s)| !matches!(s, OnRelease::Skipped(_)))
+            .map(|(r, _)| r.tokio.as_str())
+            .collect();
+        let mut html = format!(
+            "<p class=\"releases-none\">Not measured on any release yet; it builds on {}.</p>\n",
+            esc(&built.join(", "))
+        );
+        html.push_str(&skipped_html(&m, &states));
+        return Ok(html);
+    }
     // Each conclusion's sentence on a row of its own, across the table, and its figures on the
     // row below, a column per release; where the releases do not fit the page side by side,
     // they are split over tables that each do, oldest first.
@@ -188,21 +203,7 @@ pub(super) fn releases_table(data: &Data, d: &Directive) -> Result<String, Strin
         }
         html.push_str("</tbody></table></div>\n");
     }
-    let skipped: Vec<String> = m
-        .releases
-        .iter()
-        .zip(&states)
-        .filter_map(|(r, s)| match s {
-            OnRelease::Skipped(why) => Some(format!("Tokio {}: {}", r.tokio, esc(why))),
-            _ => None,
-        })
-        .collect();
-    if !skipped.is_empty() {
-        html.push_str(&format!(
-            "<p class=\"releases-skipped\">Not built (–): {}.</p>\n",
-            skipped.join("; ")
-        ));
-    }
+    html.push_str(&skipped_html(&m, &states));
     html.push_str(&changes_html(data, &m, record, &claims)?);
     let measured: Vec<&Release> = m
         .releases
@@ -240,22 +241,32 @@ fn cell_px(shown: &str, range: &str) -> f64 {
     text(shown).max(0.8 * text(range))
 }
 
-/// Consecutive columns of `widths` in groups no wider than `max` (a column wider than `max` alone
-/// makes a group of its own).
+/// Consecutive columns of `widths` in as few groups no wider than `max` as greedy filling needs,
+/// their sizes as even as fits (eight columns in two tables: four and four, not seven and one);
+/// a column wider than `max` alone makes a group of its own.
 pub(crate) fn fitting_groups(widths: &[f64], max: f64) -> Vec<std::ops::Range<usize>> {
-    let mut groups = Vec::new();
-    let (mut start, mut used) = (0, 0.0);
-    for (k, w) in widths.iter().enumerate() {
-        if k > start && used + w > max {
-            groups.push(start..k);
-            (start, used) = (k, 0.0);
+    let greedy = |per: usize| {
+        let mut groups = Vec::new();
+        let (mut start, mut used) = (0, 0.0);
+        for (k, w) in widths.iter().enumerate() {
+            if k > start && (used + w > max || k - start == per) {
+                groups.push(start..k);
+                (start, used) = (k, 0.0);
+            }
+            used += w;
         }
-        used += w;
+        if start < widths.len() {
+            groups.push(start..widths.len());
+        }
+        groups
+    };
+    let fewest = greedy(usize::MAX);
+    let even = greedy(widths.len().div_ceil(fewest.len().max(1)));
+    if even.len() == fewest.len() {
+        even
+    } else {
+        fewest
     }
-    if start < widths.len() {
-        groups.push(start..widths.len());
-    }
-    groups
 }
 
 /// A claim on one release: its verdict, figure and interval; "–" where the release does not
@@ -309,6 +320,27 @@ fn cell(data: &Data, record: &str, claim: &Claim, r: &Release, state: &OnRelease
                 ),
             }
         }
+    }
+}
+
+/// The releases that do not build the chapter, each with the reason.
+fn skipped_html(m: &Matrix, states: &[OnRelease]) -> String {
+    let skipped: Vec<String> = m
+        .releases
+        .iter()
+        .zip(states)
+        .filter_map(|(r, s)| match s {
+            OnRelease::Skipped(why) => Some(format!("Tokio {}: {}", r.tokio, esc(why))),
+            _ => None,
+        })
+        .collect();
+    if skipped.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "<p class=\"releases-skipped\">Not built (–): {}.</p>\n",
+            skipped.join("; ")
+        )
     }
 }
 
@@ -400,10 +432,11 @@ fn changes_html(
                 .unwrap_or_default();
             format!("{} {}{range}", o.word(), o.figure)
         };
+        // A cause with nothing found says so itself ("None found. ...").
         let cause = if e.found {
             format!("The change in Tokio: {}", inline_markdown(&e.cause))
         } else {
-            format!("No change in Tokio found: {}", inline_markdown(&e.cause))
+            inline_markdown(&e.cause)
         };
         items.push(format!(
             "<li><code>{}</code>, Tokio {} → {}: {} → {}. {cause}</li>",
@@ -530,7 +563,11 @@ pub(super) fn releases_chart(data: &Data, d: &Directive) -> Result<String, Strin
         log: Some(false),
         title: title.clone(),
         x_label: "Tokio release".into(),
-        y_label: format!("{} ({unit})", claim.id),
+        y_label: if unit.is_empty() {
+            claim.id.clone()
+        } else {
+            format!("{} ({unit})", claim.id)
+        },
         xs: m.releases.iter().map(|r| r.tokio.clone()).collect(),
         x_values: None,
         series: vec![(claim.id.clone(), points)],
@@ -757,7 +794,8 @@ mod tests {
     #[test]
     fn releases_too_wide_for_one_table_split_into_tables_that_fit() {
         assert_eq!(fitting_groups(&[100.0; 6], 680.0), vec![0..6]);
-        assert_eq!(fitting_groups(&[100.0; 8], 680.0), vec![0..6, 6..8]);
+        assert_eq!(fitting_groups(&[100.0; 8], 680.0), vec![0..4, 4..8]);
+        assert_eq!(fitting_groups(&[100.0; 7], 680.0), vec![0..4, 4..7]);
         assert_eq!(fitting_groups(&[700.0, 10.0], 680.0), vec![0..1, 1..2]);
         assert!(fitting_groups(&[], 680.0).is_empty());
     }
