@@ -197,6 +197,43 @@ pub(super) fn class_claim_cell(
     )
 }
 
+/// A claim's outcome in a table cell: its verdict's sign and figure (a link to the claim's entry
+/// in its chapter's list), its interval below, and the whole verdict in the title; "n/a" where
+/// the record lacks its cells. With the figure and interval as shown, for the cell's width.
+pub(super) fn outcome_cell(
+    data: &Data,
+    record: &str,
+    claim: &measure::claims::Claim,
+    o: &measure::claims::Outcome,
+    on: &str,
+) -> (String, String, String) {
+    let title = format!("{} {on}: {}, {}", claim.id, o.word(), o.summary());
+    match verdict_mark(&o.verdict) {
+        Some((class, sign)) => {
+            let range = o
+                .interval
+                .as_ref()
+                .map(|(lo, hi, _)| measure::claims::range_text(lo, hi))
+                .unwrap_or_default();
+            let shown = format!("{sign} {}", o.figure);
+            let cell = format!(
+                "{}<span class=\"spread\">{}</span>",
+                claim_link(data, record, &claim.id, class, &title, &esc(&shown)),
+                esc(&range)
+            );
+            (cell, shown, range)
+        }
+        None => (
+            format!(
+                "<span class=\"measure-na\" title=\"{}\">n/a</span>",
+                esc(&title)
+            ),
+            "n/a".into(),
+            String::new(),
+        ),
+    }
+}
+
 /// Conclusions held, not shown, refuted, not measured; invariants broken.
 #[derive(Default, Clone, Copy)]
 struct Tally {
@@ -582,39 +619,9 @@ fn class_columns(data: &Data, ch: &ClassChapter) -> Result<String, String> {
                 ),
                 (Ok(_), Some(o)) => {
                     tallies[k].add(claim.is_invariant(), Some(o));
-                    let title = format!("{} on {machine}: {}, {}", claim.id, o.word(), o.summary());
-                    match verdict_mark(&o.verdict) {
-                        Some((class, sign)) => {
-                            let range = o
-                                .interval
-                                .as_ref()
-                                .map(|(lo, hi, _)| measure::claims::range_text(lo, hi))
-                                .unwrap_or_default();
-                            let shown = format!("{sign} {}", o.figure);
-                            (
-                                format!(
-                                    "{}<span class=\"spread\">{}</span>",
-                                    claim_link(
-                                        data,
-                                        ch.record,
-                                        &claim.id,
-                                        class,
-                                        &title,
-                                        &esc(&shown)
-                                    ),
-                                    esc(&range)
-                                ),
-                                TableFont::text(&shown).max(TableFont::spread(&range)),
-                            )
-                        }
-                        None => (
-                            format!(
-                                "<span class=\"measure-na\" title=\"{}\">n/a</span>",
-                                esc(&title)
-                            ),
-                            TableFont::text("n/a"),
-                        ),
-                    }
+                    let (cell, shown, range) =
+                        outcome_cell(data, ch.record, claim, o, &format!("on {machine}"));
+                    (cell, TableFont::text(&shown).max(TableFont::spread(&range)))
                 }
                 (Ok(_), None) => ("–".into(), TableFont::text("–")),
             };

@@ -9,7 +9,7 @@
 //! - `releases-chart record=R claim=ID`: one conclusion's figure over the releases;
 //! - `since record=R claim=ID`: in a chapter, on which releases a conclusion held.
 
-use super::class::{claim_figure, claim_median, class_claim_cell};
+use super::class::{claim_figure, claim_median, class_claim_cell, outcome_cell};
 use super::*;
 use measure::claims::{Claim, Outcome};
 use records::releases::{self, Explanation, Release};
@@ -287,38 +287,9 @@ fn cell(data: &Data, record: &str, claim: &Claim, r: &Release, state: &OnRelease
         ),
         OnRelease::Measured(rec) => {
             let o = claim.check(rec);
-            let title = format!(
-                "{} on Tokio {}: {}, {}",
-                claim.id,
-                r.tokio,
-                o.word(),
-                o.summary()
-            );
-            match verdict_mark(&o.verdict) {
-                Some((class, sign)) => {
-                    let range = o
-                        .interval
-                        .as_ref()
-                        .map(|(lo, hi, _)| measure::claims::range_text(lo, hi))
-                        .unwrap_or_default();
-                    let shown = format!("{sign} {}", o.figure);
-                    (
-                        format!(
-                            "{}<span class=\"spread\">{}</span>",
-                            claim_link(data, record, &claim.id, class, &title, &esc(&shown)),
-                            esc(&range)
-                        ),
-                        cell_px(&shown, &range),
-                    )
-                }
-                None => (
-                    format!(
-                        "<span class=\"measure-na\" title=\"{}\">n/a</span>",
-                        esc(&title)
-                    ),
-                    cell_px("n/a", ""),
-                ),
-            }
+            let (cell, shown, range) =
+                outcome_cell(data, record, claim, &o, &format!("on Tokio {}", r.tokio));
+            (cell, cell_px(&shown, &range))
         }
     }
 }
@@ -518,16 +489,28 @@ fn inline_markdown(text: &str) -> String {
     out
 }
 
+/// A directive's `record=`, the matrix, the record's claims and the index among them of the
+/// one `claim=` names.
+fn directive_claim<'d>(
+    data: &Data,
+    d: &'d Directive,
+) -> Result<(&'d str, Matrix, Rc<measure::Claims>, usize), String> {
+    let record = d.get("record").ok_or("missing record=<chapter>")?;
+    let id = d.get("claim").ok_or("missing claim=ID")?;
+    let claims = data.claims(record)?;
+    let at = claims
+        .claims
+        .iter()
+        .position(|c| c.id == id)
+        .ok_or_else(|| format!("{record} has no claim `{id}`"))?;
+    Ok((record, Matrix::load(data, d)?, claims, at))
+}
+
 /// One conclusion's figure over the releases, with its interval, and its bound as a line.
 pub(super) fn releases_chart(data: &Data, d: &Directive) -> Result<String, String> {
     d.check_keys(&["record", "claim", "machine", "title"])?;
-    let record = d.get("record").ok_or("missing record=<chapter>")?;
-    let id = d.get("claim").ok_or("missing claim=ID")?;
-    let m = Matrix::load(data, d)?;
-    let claims = data.claims(record)?;
-    let claim = claims
-        .get(id)
-        .ok_or_else(|| format!("{record} has no claim `{id}`"))?;
+    let (record, m, claims, at) = directive_claim(data, d)?;
+    let claim = &claims.claims[at];
     let mut points = Vec::new();
     let mut unit_of = None;
     for r in &m.releases {
@@ -617,13 +600,9 @@ fn claim_bound(claim: &Claim) -> Option<f64> {
 /// the page "Across Tokio releases".
 pub(super) fn since(data: &Data, d: &Directive) -> Result<String, String> {
     d.check_keys(&["record", "claim", "machine"])?;
-    let record = d.get("record").ok_or("missing record=<chapter>")?;
-    let id = d.get("claim").ok_or("missing claim=ID")?;
-    let m = Matrix::load(data, d)?;
-    let claims = data.claims(record)?;
-    let claim = claims
-        .get(id)
-        .ok_or_else(|| format!("{record} has no claim `{id}`"))?;
+    let (record, m, claims, at) = directive_claim(data, d)?;
+    let claim = &claims.claims[at];
+    let id = &claim.id;
     let outcomes: Vec<(&Release, &'static str)> = m
         .outcomes(data, record, claim)?
         .into_iter()
