@@ -8,6 +8,10 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
+# CI builds from cold: incremental caches of the optimised dev profile would take gigabytes of a
+# shared disk (a CI run once ran out of it) and save nothing on a build that runs once.
+export CARGO_INCREMENTAL=0
+
 # strace shows Chapter 4's system calls; without it that one output is skipped, with a message.
 if ! command -v strace >/dev/null 2>&1; then
     (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq strace) >/dev/null 2>&1 \
