@@ -271,6 +271,9 @@ fn a_change_to_anything_that_shaped_a_record_makes_it_stale() {
             other,
         ],
     );
+    // The check reads the crates' manifests, offline: a fresh machine has only the versions the
+    // workspace's own lock files name, so the other version is downloaded (a no-op when cached).
+    cargo(ws.path(), &["fetch"]);
     stale(&ws, "Cargo.lock", "Cargo.lock");
     // The claims are not an input: a new claim does not call for a remeasure.
     let ws = workspace();
