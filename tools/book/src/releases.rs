@@ -125,6 +125,31 @@ fn list(root: &Path, machine: &str) -> Result<()> {
     Ok(())
 }
 
+/// Refuses to add a chapter's records under `machine` on a processor other than the one its
+/// records there were measured on: a chapter's releases are compared with each other, and a
+/// session's machine can change between sittings while the name given to it stays.
+fn same_processor(
+    root: &Path,
+    releases: &[Release],
+    machine: &str,
+    chapter: &str,
+    here: &str,
+) -> Result<()> {
+    for release in releases {
+        let path = measure::record::record_path(root, &release.folder(machine), chapter);
+        if let Ok(rec) = Record::load(&path)
+            && rec.machine.cpu_model != here
+        {
+            bail!(
+                "{} was measured on the processor {:?}, and this machine's is {here:?}: measure {chapter} under another --machine name (one for this processor), or on that machine",
+                path.display(),
+                rec.machine.cpu_model
+            );
+        }
+    }
+    Ok(())
+}
+
 /// Builds every release's chapters that need measuring, then measures them chapter by chapter,
 /// each chapter on every release one after the other (so that a chapter's releases are measured
 /// close in time). A release that does not build, or a run that fails, stores nothing and the
@@ -136,6 +161,12 @@ fn measure_matrix(
     reps: u32,
     only: &[String],
 ) -> Result<()> {
+    let here = measure::provenance::machine_here(None).cpu_model;
+    for chapter in releases::chapters(root).map_err(anyhow::Error::msg)? {
+        if only.is_empty() || only.contains(&chapter) {
+            same_processor(root, releases, machine, &chapter, &here)?;
+        }
+    }
     let mut failed = Vec::new();
     let mut todo: Vec<(&Release, std::path::PathBuf, Vec<String>)> = Vec::new();
     for release in releases {

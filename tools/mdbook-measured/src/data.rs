@@ -365,7 +365,7 @@ impl Data {
         }
     }
 
-    fn has_record(&self, machine: &str, record: &str) -> bool {
+    pub(crate) fn has_record(&self, machine: &str, record: &str) -> bool {
         record::record_path(&self.root, machine, record).is_file()
     }
 

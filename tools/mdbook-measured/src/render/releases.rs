@@ -29,31 +29,24 @@ struct Matrix {
 }
 
 impl Matrix {
-    /// `machine=` or the one machine with release records.
-    fn load(data: &Data, d: &Directive) -> Result<Matrix, String> {
+    /// The releases as the machine `choose_machine` picks for `record` measured them: each
+    /// chapter's matrix is measured on one machine, and chapters may differ in it.
+    fn load(data: &Data, d: &Directive, record: Option<&str>) -> Result<Matrix, String> {
         let releases = releases::load(data.root())?;
         let machines = data.release_machines();
-        let machine = match (d.get("machine"), machines.as_slice()) {
-            (Some(m), _) if machines.iter().any(|x| x == m) => m.to_string(),
-            (Some(m), _) => {
-                return Err(format!(
-                    "machine={m}: no release records of it under data/ (machines with some: {})",
-                    list(&machines)
-                ));
-            }
-            (None, [one]) => one.clone(),
-            (None, []) => {
-                return Err(
-                    "no release records under data/ (<machine>-tokio-<version>/): run `cargo run -p book -- releases run`".into(),
-                );
-            }
-            (None, _) => {
-                return Err(format!(
-                    "several machines have release records ({}): name one with machine=",
-                    list(&machines)
-                ));
-            }
+        let with_record: Vec<String> = match record {
+            Some(record) => machines
+                .iter()
+                .filter(|m| {
+                    releases
+                        .iter()
+                        .any(|r| data.has_record(&r.folder(m), record))
+                })
+                .cloned()
+                .collect(),
+            None => Vec::new(),
         };
+        let machine = choose_machine(d.get("machine"), record, &with_record, &machines)?;
         Ok(Matrix { machine, releases })
     }
 
@@ -85,15 +78,49 @@ impl Matrix {
     }
 }
 
+/// The machine a matrix directive shows: the one `machine=` names, else the one with release
+/// records of the chapter, else the one with any release records; a chapter measured nowhere
+/// is "not measured" on whichever machine is named.
+fn choose_machine(
+    named: Option<&str>,
+    record: Option<&str>,
+    with_record: &[String],
+    machines: &[String],
+) -> Result<String, String> {
+    match (named, with_record, machines) {
+        (Some(m), _, _) if machines.iter().any(|x| x == m) => Ok(m.to_string()),
+        (Some(m), _, _) => Err(format!(
+            "machine={m}: no release records of it under data/ (machines with some: {})",
+            list(machines)
+        )),
+        (None, [one], _) | (None, [], [one]) => Ok(one.clone()),
+        (None, [], []) => Err(
+            "no release records under data/ (<machine>-tokio-<version>/): run `cargo run -p book -- releases run`".into(),
+        ),
+        (None, [], [first, ..]) if record.is_some() => Ok(first.clone()),
+        (None, several, _) => Err(format!(
+            "several machines have release records{} ({}): name one with machine=",
+            record.map(|r| format!(" of {r}")).unwrap_or_default(),
+            list(if several.is_empty() { machines } else { several })
+        )),
+    }
+}
+
 /// The releases, a row each.
 pub(super) fn release_list(data: &Data, d: &Directive) -> Result<String, String> {
     d.check_keys(&["machine"])?;
-    let m = Matrix::load(data, d)?;
+    let in_matrix = releases::load(data.root())?;
+    // Chapters may have been measured on different machines: a chapter counts on any (or on
+    // the one `machine=` names).
+    let machines = match d.get("machine") {
+        Some(one) => vec![one.to_string()],
+        None => data.release_machines(),
+    };
     let chapters = data.listings();
     let mut html = String::from(
         "<div class=\"measure-scroll\"><table class=\"measure release-list\"><thead><tr><th>Tokio</th><th>why it is here</th><th>crates at versions the book's lock lacks</th><th>chapters measured</th></tr></thead><tbody>",
     );
-    for r in &m.releases {
+    for r in &in_matrix {
         let moved: Vec<String> = releases::moved_crates(data.root(), r)?
             .into_iter()
             .map(|(name, versions)| match r.crates.get(&name) {
@@ -108,7 +135,12 @@ pub(super) fn release_list(data: &Data, d: &Directive) -> Result<String, String>
             .collect();
         let measured = chapters
             .iter()
-            .filter(|c| matches!(m.on(data, r, c), Ok(OnRelease::Measured(_))))
+            .filter(|c| {
+                !r.skip.contains_key(c.as_str())
+                    && machines
+                        .iter()
+                        .any(|mach| data.has_record(&r.folder(mach), c))
+            })
             .count();
         let built = chapters.len() - r.skip.len();
         html.push_str(&format!(
@@ -130,7 +162,7 @@ pub(super) fn release_list(data: &Data, d: &Directive) -> Result<String, String>
 pub(super) fn releases_table(data: &Data, d: &Directive) -> Result<String, String> {
     d.check_keys(&["record", "machine"])?;
     let record = d.get("record").ok_or("missing record=<chapter>")?;
-    let m = Matrix::load(data, d)?;
+    let m = Matrix::load(data, d, Some(record))?;
     let claims = data.claims(record)?;
     let states: Vec<OnRelease> = m
         .releases
@@ -503,7 +535,7 @@ fn directive_claim<'d>(
         .iter()
         .position(|c| c.id == id)
         .ok_or_else(|| format!("{record} has no claim `{id}`"))?;
-    Ok((record, Matrix::load(data, d)?, claims, at))
+    Ok((record, Matrix::load(data, d, Some(record))?, claims, at))
 }
 
 /// One conclusion's figure over the releases, with its interval, and its bound as a line.
@@ -768,6 +800,43 @@ mod tests {
             "held on Tokio 1.38.2 (1 of the 5 releases of the matrix measured)"
         );
         assert_eq!(verdicts_by_release(&[], 5), None);
+    }
+
+    #[test]
+    fn each_chapter_shows_the_machine_that_measured_it() {
+        let ms = |v: &[&str]| v.iter().map(|m| m.to_string()).collect::<Vec<_>>();
+        let both = ms(&["amd", "intel"]);
+        let pick = |named, record, with: &[&str]| choose_machine(named, record, &ms(with), &both);
+        assert_eq!(pick(None, Some("ch08"), &["amd"]), Ok("amd".into()));
+        assert_eq!(pick(None, Some("ch01"), &["intel"]), Ok("intel".into()));
+        assert_eq!(
+            pick(Some("intel"), Some("ch08"), &["amd"]),
+            Ok("intel".into())
+        );
+        assert_eq!(
+            pick(None, Some("ch07"), &[]),
+            Ok("amd".into()),
+            "measured nowhere"
+        );
+        assert!(
+            pick(None, Some("ch01"), &["amd", "intel"])
+                .unwrap_err()
+                .contains("of ch01")
+        );
+        assert!(
+            pick(Some("arm"), None, &[])
+                .unwrap_err()
+                .contains("machine=arm")
+        );
+        assert!(
+            pick(None, None, &[])
+                .unwrap_err()
+                .contains("name one with machine=")
+        );
+        assert_eq!(
+            choose_machine(None, None, &[], &ms(&["intel"])),
+            Ok("intel".into())
+        );
     }
 
     #[test]
