@@ -211,7 +211,7 @@ pub(super) fn releases_table(data: &Data, d: &Directive) -> Result<String, Strin
         })
         .collect();
     let mut html = String::new();
-    for group in fitting_groups(&widths, MAX_TABLE_PX) {
+    for group in sharing_a_column(fitting_groups(&widths, MAX_TABLE_PX), &widths, MAX_TABLE_PX) {
         html.push_str(
             "<div class=\"measure-scroll\"><table class=\"measure releases\"><thead><tr>",
         );
@@ -299,6 +299,22 @@ pub(crate) fn fitting_groups(widths: &[f64], max: f64) -> Vec<std::ops::Range<us
     } else {
         fewest
     }
+}
+
+/// `groups` with each table after the first starting one column earlier, where that still fits
+/// in `max`: the release at a split then shows in both tables, so that each pair of neighbouring
+/// releases, and a change between them, is in one table.
+pub(crate) fn sharing_a_column(
+    mut groups: Vec<std::ops::Range<usize>>,
+    widths: &[f64],
+    max: f64,
+) -> Vec<std::ops::Range<usize>> {
+    for g in groups.iter_mut().skip(1) {
+        if widths[g.start - 1..g.end].iter().sum::<f64>() <= max {
+            g.start -= 1;
+        }
+    }
+    groups
 }
 
 /// A claim on one release: its verdict, figure and interval; "–" where the release does not
@@ -846,6 +862,16 @@ mod tests {
         assert_eq!(fitting_groups(&[100.0; 7], 680.0), vec![0..4, 4..7]);
         assert_eq!(fitting_groups(&[700.0, 10.0], 680.0), vec![0..1, 1..2]);
         assert!(fitting_groups(&[], 680.0).is_empty());
+    }
+
+    #[test]
+    fn a_split_repeats_the_release_before_it_where_that_fits() {
+        let split = |w: &[f64]| sharing_a_column(fitting_groups(w, 680.0), w, 680.0);
+        assert_eq!(split(&[100.0; 8]), vec![0..4, 3..8]);
+        assert_eq!(split(&[100.0; 6]), vec![0..6]);
+        assert_eq!(split(&[200.0; 4]), vec![0..2, 1..4]);
+        assert_eq!(split(&[170.0; 8]), vec![0..4, 4..8]);
+        assert_eq!(split(&[700.0, 10.0]), vec![0..1, 1..2]);
     }
 
     #[test]
