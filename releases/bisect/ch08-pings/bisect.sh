@@ -15,8 +15,9 @@ for v in 1.38.2 1.39.3 1.40.0 1.41.1 1.42.1 1.43.4 1.40.0-boxed; do
   sed -i -E "s/^version = \"=1\.(38\.2|43\.4)\"/version = \"=$base\"/" "$W/tokio-$v/Cargo.toml"
   (cd "$W/tokio-$v" && cargo update -q -p tokio --precise "$base")
   [ "$v" = "$base" ] || (cd "$W/tokio-$v" && patch -s -p1 < "$ROOT/releases/bisect/ch08-pings/boxed.patch")
-  (cd "$W/tokio-$v" && CARGO_TARGET_DIR=$W/target cargo build -q --locked -p ch08-database --bin ch08-database)
-  cp "$W/target/debug/ch08-database" "$W/bin/ch08-$v"
+  # A target folder per release: the measurement library reads the lock file when it is built.
+  (cd "$W/tokio-$v" && CARGO_TARGET_DIR=$W/tokio-$v/target cargo build -q --locked -p ch08-database --bin ch08-database)
+  cp "$W/tokio-$v/target/debug/ch08-database" "$W/bin/ch08-$v"
 done
 for r in $(seq 1 "$ROUNDS"); do
   for v in $(printf '%s\n' 1.38.2 1.39.3 1.40.0 1.40.0-boxed 1.41.1 1.42.1 1.43.4 | shuf); do
