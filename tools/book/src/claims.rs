@@ -114,17 +114,15 @@ pub fn check_all(root: &Path) -> Result<()> {
                     "{shown}: a quick run; the book shows full runs only"
                 ));
             }
-            match fresh.get(&file).cloned().unwrap_or_else(|| Ok(Vec::new())) {
-                Ok(changed) if changed.is_empty() => {
-                    println!(
-                        "ok   {shown}: fresh (inputs hash {})",
-                        rec.build.listing_hash
-                    )
+            match fresh.get(&file).cloned().unwrap_or(Ok(None)) {
+                Ok(None) if records::releases::split_folder(&machine_name).is_some() => {
+                    println!("ok   {shown}: its set's records were measured with the same code")
                 }
-                Ok(changed) => failures.push(format!(
-                    "{shown}: stale: {}",
-                    records::releases::stale_advice(&rec, &changed)
-                )),
+                Ok(None) => println!(
+                    "ok   {shown}: fresh (inputs hash {})",
+                    rec.build.listing_hash
+                ),
+                Ok(Some(why)) => failures.push(format!("{shown}: stale: {why}")),
                 Err(e) => failures.push(format!("{shown}: {e}")),
             }
             let listing = root.join("listings").join(&rec.chapter);
@@ -308,12 +306,12 @@ fn pct(x: f64) -> String {
     format!("{}%", measure::format::plain(x * 100.0))
 }
 
-/// Each measured record's stale inputs (`freshness::stale_inputs`), two records at a time: each
-/// runs `cargo tree` in its workspace, a process that keeps one CPU busy.
+/// Each measured record's staleness (`freshness::staleness`), two records at a time: each of the
+/// book's machines' runs `cargo tree`, a process that keeps one CPU busy.
 fn freshness_of_all(
     root: &Path,
     data: &Path,
-) -> Result<std::collections::BTreeMap<PathBuf, Result<Vec<String>, String>>> {
+) -> Result<std::collections::BTreeMap<PathBuf, Result<Option<String>, String>>> {
     let mut records = Vec::new();
     for machine in sorted_entries(data, |p| p.is_dir())? {
         for file in sorted_entries(&machine, |p| p.extension().is_some_and(|e| e == "json"))? {
@@ -324,7 +322,7 @@ fn freshness_of_all(
             }
         }
     }
-    let results = crate::parallel(&records, 2, |(_, rec)| freshness::stale_inputs(root, rec));
+    let results = crate::parallel(&records, 2, |(_, rec)| freshness::staleness(root, rec));
     Ok(records.into_iter().map(|(f, _)| f).zip(results).collect())
 }
 
@@ -336,75 +334,4 @@ fn sorted_entries(dir: &Path, keep: impl Fn(&Path) -> bool) -> Result<Vec<PathBu
         .collect();
     out.sort();
     Ok(out)
-}
-
-/// `book rehash-lock`: for every record of ours in data/ whose every input but the lock file's
-/// hashes as it did when it was measured, the lock file's input re-hashed by today's rule, and the
-/// record's combined hash with it. Used once when that rule became `cargo tree`'s closure
-/// (2026-12-02), run on the lock file the records were measured with.
-pub fn rehash_lock(root: &Path) -> Result<()> {
-    let mut refused = Vec::new();
-    for machine in std::fs::read_dir(root.join("data"))?.flatten() {
-        for file in std::fs::read_dir(machine.path())?.flatten() {
-            let path = file.path();
-            if path.extension().is_none_or(|e| e != "json") {
-                continue;
-            }
-            let Ok(rec) = Record::load(&path) else {
-                continue; // not a record (machine.toml, notes): `book check` reports those
-            };
-            if rec.source.is_some() {
-                continue;
-            }
-            // A release's record against its own workspace and lock file.
-            let workspace =
-                records::releases::workspace_for_record(root, &rec).map_err(anyhow::Error::msg)?;
-            let now = freshness::inputs(&workspace, &rec.chapter)?;
-            let others_changed: Vec<String> = freshness::changed(&rec.build.inputs, &now)
-                .into_iter()
-                .filter(|k| k != freshness::LOCK)
-                .collect();
-            let shown = path
-                .strip_prefix(root)
-                .unwrap_or(&path)
-                .display()
-                .to_string();
-            if !others_changed.is_empty() {
-                refused.push(format!("{shown}: {} changed", others_changed.join(", ")));
-                continue;
-            }
-            if rec.build.inputs.get(freshness::LOCK) == now.get(freshness::LOCK) {
-                println!("same {shown}");
-                continue;
-            }
-            // The two hashes are replaced in the file's text: a record read and written again
-            // could move a raw value by its last digit.
-            let mut text = std::fs::read_to_string(&path)?;
-            let hashes = [
-                (rec.build.listing_hash.clone(), freshness::combined(&now)),
-                (
-                    rec.build.inputs[freshness::LOCK].clone(),
-                    now[freshness::LOCK].clone(),
-                ),
-            ];
-            for (old, new) in &hashes {
-                let quoted = format!("\"{old}\"");
-                if text.matches(&quoted).count() != 1 {
-                    bail!("{shown}: the hash {old} is not in the file exactly once");
-                }
-                text = text.replace(&quoted, &format!("\"{new}\""));
-            }
-            let tmp = path.with_extension("json.tmp");
-            std::fs::write(&tmp, &text)?;
-            std::fs::rename(&tmp, &path)?;
-            println!("rehashed {shown}");
-        }
-    }
-    if !refused.is_empty() {
-        bail!(
-            "left as they were, since more than the lock file's rule changed:\n  {}",
-            refused.join("\n  ")
-        );
-    }
-    Ok(())
 }

@@ -11,6 +11,7 @@ mod doctest;
 mod history;
 mod outputs;
 mod pdf;
+mod rehash;
 mod releases;
 mod search;
 mod serve;
@@ -80,10 +81,10 @@ enum Command {
     Check { files: Vec<PathBuf> },
     /// Check that every change to a claim since histories began has its history entry (git)
     History,
-    /// Re-hash the Cargo.lock input of every record in data/ whose other inputs are all as they
-    /// were measured: for when the rule that hashes the lock file changes, not what it hashes.
-    /// Run it on the lock file the records were measured with; it refuses any other change
-    RehashLock,
+    /// Re-derive the measuring core's input in every record of the book's machines that was fresh
+    /// before the core moved out of tools/measure, after proving that the move changed no
+    /// measuring code; it refuses any other change
+    Rehash,
     /// The Tokio release matrix (releases/releases.toml): list, lock, run
     #[command(subcommand)]
     Releases(releases::Releases),
@@ -107,7 +108,7 @@ fn main() {
         Command::Check { files } if files.is_empty() => claims::check_all(&root),
         Command::Check { files } => claims::validate_files(&files),
         Command::History => history::check(&root),
-        Command::RehashLock => claims::rehash_lock(&root),
+        Command::Rehash => rehash::rehash(&root),
         Command::Releases(cmd) => releases::run(&root, cmd),
     };
     if let Err(e) = result {

@@ -11,7 +11,8 @@ use std::process::Command;
 
 #[derive(Subcommand)]
 pub enum Releases {
-    /// Each release and chapter: fresh, stale, missing or skipped (with the reason)
+    /// Each chapter's set of release records: the commit that measured it, whether its records
+    /// were measured with the same code, and each release measured, missing or skipped
     List {
         /// The machine whose records to look at [default: this one's name]
         #[arg(long, value_name = "NAME", value_parser = measure::cli::parse_machine_name)]
@@ -20,10 +21,14 @@ pub enum Releases {
     /// Make releases/tokio-VERSION.lock from the book's Cargo.lock (Tokio and the release's
     /// pinned crates moved, the rest kept where cargo can)
     Lock { versions: Vec<String> },
-    /// Build every release (or those named) in its own workspace, then measure each chapter whose
-    /// record is missing or stale on every release, chapter by chapter; a fresh record is kept,
-    /// and a chapter that fails stores nothing
+    /// Build every release (or those named) in its own workspace, then measure what each chapter's
+    /// set needs, chapter by chapter: its missing records, or the whole set where they would be
+    /// measured with other code than its records (the set is compared release with release);
+    /// a complete set is kept, and a chapter that fails stores nothing
     Run {
+        /// Measure every release of the chapters again, complete sets too
+        #[arg(long)]
+        again: bool,
         /// Repetitions of every experiment (5 is the fewest that give a verdict)
         #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(5..=1000))]
         reps: u32,
@@ -49,6 +54,7 @@ pub fn run(root: &Path, cmd: Releases) -> Result<()> {
             Ok(())
         }
         Releases::Run {
+            again,
             reps,
             machine,
             chapter,
@@ -63,7 +69,19 @@ pub fn run(root: &Path, cmd: Releases) -> Result<()> {
             }
             refuse_uncommitted(root)?;
             let machine = machine.unwrap_or_else(this_machine);
-            measure_matrix(root, &selected(root, &versions)?, &machine, reps, &chapter)
+            let releases = selected(root, &versions)?;
+            let mut todo = Vec::new();
+            for name in listings
+                .iter()
+                .filter(|c| chapter.is_empty() || chapter.contains(c))
+            {
+                let plan = plan(root, &releases, &machine, name, again)?;
+                println!("{name}: {}", plan.why);
+                if !plan.releases.is_empty() {
+                    todo.push((name.clone(), plan.releases));
+                }
+            }
+            measure_matrix(root, &releases, &machine, reps, &todo)
         }
     }
 }
@@ -83,43 +101,97 @@ fn selected(root: &Path, versions: &[String]) -> Result<Vec<Release>> {
         .collect()
 }
 
-/// What a chapter's record on a release is: fresh, or why it must be measured.
-enum State {
-    Fresh,
-    Missing,
-    Stale(String),
-    Skipped(String),
+/// What `releases run` measures of one chapter's set on one machine, and why.
+struct Plan {
+    releases: Vec<String>,
+    why: String,
 }
 
-fn state(root: &Path, release: &Release, machine: &str, chapter: &str) -> State {
-    if let Some(why) = release.skip.get(chapter) {
-        return State::Skipped(why.clone());
+/// The releases of `chosen` (not skipped) to measure `chapter` on: the missing ones, or all of
+/// them where the set's records were measured with other code than the working tree's, or
+/// disagree among themselves, or `again` asks for it.
+fn plan(
+    root: &Path,
+    chosen: &[Release],
+    machine: &str,
+    chapter: &str,
+    again: bool,
+) -> Result<Plan> {
+    let set = releases::set(root, machine, chapter).map_err(anyhow::Error::msg)?;
+    let builds: Vec<&Release> = chosen
+        .iter()
+        .filter(|r| !r.skip.contains_key(chapter))
+        .collect();
+    let missing: Vec<String> = builds
+        .iter()
+        .filter(|r| !set.iter().any(|(m, _)| m.tokio == r.tokio))
+        .map(|r| r.tokio.clone())
+        .collect();
+    let all = || builds.iter().map(|r| r.tokio.clone()).collect();
+    let problems = releases::set_problems(&set);
+    let current = releases::set_is_current(root, &set).map_err(anyhow::Error::msg)?;
+    let (releases, why) = if again {
+        (
+            all(),
+            "measured again on every release, as asked".to_string(),
+        )
+    } else if !problems.is_empty() {
+        (
+            all(),
+            format!("measured again whole: {}", problems.join("; ")),
+        )
+    } else if missing.is_empty() {
+        (Vec::new(), set_line(&set, current))
+    } else if set.is_empty() || current {
+        let why = format!("measuring the missing {}", missing.join(", "));
+        (missing, why)
+    } else {
+        (
+            all(),
+            "measured again whole: its records were measured with other code than the working tree's, and a set must be measured with one".to_string(),
+        )
+    };
+    Ok(Plan { releases, why })
+}
+
+/// "complete, measured at 8ab3ef92c4cf with the working tree's code; kept".
+fn set_line(set: &releases::Set, current: bool) -> String {
+    if set.is_empty() {
+        return "nothing to measure".into();
     }
-    let path = measure::record::record_path(root, &release.folder(machine), chapter);
-    if !path.is_file() {
-        return State::Missing;
-    }
-    match Record::load(&path) {
-        Err(e) => State::Stale(e.to_string()),
-        Ok(rec) => match measure::freshness::stale_inputs(root, &rec) {
-            Ok(changed) if changed.is_empty() => State::Fresh,
-            Ok(changed) => State::Stale(format!("{} changed", changed.join(", "))),
-            Err(e) => State::Stale(e),
-        },
-    }
+    format!(
+        "{} release(s), measured at {} with {}; kept",
+        set.len(),
+        releases::set_commits(set).join(", "),
+        if current {
+            "the working tree's code"
+        } else {
+            "older code (valid as a set: every release measured with the same)"
+        }
+    )
 }
 
 fn list(root: &Path, machine: &str) -> Result<()> {
-    for release in releases::load(root).map_err(anyhow::Error::msg)? {
-        println!("Tokio {}: {}", release.tokio, release.why);
-        for chapter in releases::chapters(root).map_err(anyhow::Error::msg)? {
-            let shown = match state(root, &release, machine, &chapter) {
-                State::Fresh => "fresh".to_string(),
-                State::Missing => "not measured".to_string(),
-                State::Stale(why) => format!("stale: {why}"),
-                State::Skipped(why) => format!("skipped: {why}"),
+    let matrix = releases::load(root).map_err(anyhow::Error::msg)?;
+    for chapter in releases::chapters(root).map_err(anyhow::Error::msg)? {
+        let set = releases::set(root, machine, &chapter).map_err(anyhow::Error::msg)?;
+        let problems = releases::set_problems(&set);
+        let summary = if problems.is_empty() {
+            set_line(
+                &set,
+                releases::set_is_current(root, &set).map_err(anyhow::Error::msg)?,
+            )
+        } else {
+            format!("mixed: {}", problems.join("; "))
+        };
+        println!("{chapter}: {summary}");
+        for release in &matrix {
+            let shown = match release.skip.get(&chapter) {
+                Some(why) => format!("skipped: {why}"),
+                None if set.iter().any(|(r, _)| r.tokio == release.tokio) => "measured".into(),
+                None => "not measured".into(),
             };
-            println!("  {chapter:<18} {shown}");
+            println!("  Tokio {:<8} {shown}", release.tokio);
         }
     }
     Ok(())
@@ -150,27 +222,37 @@ fn same_processor(
     Ok(())
 }
 
-/// Builds every release's chapters that need measuring, then measures them chapter by chapter,
-/// each chapter on every release one after the other (so that a chapter's releases are measured
-/// close in time). A release that does not build, or a run that fails, stores nothing and the
-/// rest go on; the error names them all.
+/// Builds every release's chapters that need measuring (`todo`: each chapter with its releases),
+/// then measures them chapter by chapter, each chapter on every release one after the other (so
+/// that a chapter's releases are measured close in time). A release that does not build, or a run
+/// that fails, stores nothing and the rest go on; the error names them all.
 fn measure_matrix(
     root: &Path,
     releases: &[Release],
     machine: &str,
     reps: u32,
-    only: &[String],
+    todo: &[(String, Vec<String>)],
 ) -> Result<()> {
     let here = measure::provenance::machine_here(None).cpu_model;
-    for chapter in releases::chapters(root).map_err(anyhow::Error::msg)? {
-        if only.is_empty() || only.contains(&chapter) {
-            same_processor(root, releases, machine, &chapter, &here)?;
-        }
+    for (chapter, _) in todo {
+        same_processor(root, releases, machine, chapter, &here)?;
     }
     let mut failed = Vec::new();
-    let mut todo: Vec<(&Release, std::path::PathBuf, Vec<String>)> = Vec::new();
+    let mut built: Vec<(&Release, std::path::PathBuf, Vec<&str>)> = Vec::new();
     for release in releases {
-        println!("== Tokio {}", release.tokio);
+        let chapters: Vec<&str> = todo
+            .iter()
+            .filter(|(_, on)| on.contains(&release.tokio))
+            .map(|(c, _)| c.as_str())
+            .collect();
+        if chapters.is_empty() {
+            continue;
+        }
+        println!(
+            "== Tokio {}: building {}",
+            release.tokio,
+            chapters.join(", ")
+        );
         if !release.lock_path(root).is_file() {
             bail!(
                 "{} is missing: make it with `cargo run -p book -- releases lock {}` and commit it first",
@@ -179,31 +261,13 @@ fn measure_matrix(
             );
         }
         let dir = releases::workspace(root, release).map_err(anyhow::Error::msg)?;
-        let mut chapters = Vec::new();
-        for chapter in releases::chapters(root).map_err(anyhow::Error::msg)? {
-            if !only.is_empty() && !only.contains(&chapter) {
-                continue;
-            }
-            match state(root, release, machine, &chapter) {
-                State::Fresh => println!("  {chapter}: fresh, kept"),
-                State::Skipped(why) => println!("  {chapter}: skipped ({why})"),
-                State::Missing => chapters.push(chapter),
-                State::Stale(why) => {
-                    println!("  {chapter}: stale ({why}), to be measured again");
-                    chapters.push(chapter);
-                }
-            }
-        }
-        if chapters.is_empty() {
-            continue;
-        }
         let mut build = cargo(&dir);
         build.args(["build", "--locked", "--bins"]);
         for chapter in &chapters {
             build.args(["-p", chapter]);
         }
         if build.status().context("running cargo build")?.success() {
-            todo.push((release, dir, chapters));
+            built.push((release, dir, chapters));
         } else {
             failed.push(format!(
                 "Tokio {} did not build (a chapter that cannot build on it belongs under `skip` in {}, with the reason)",
@@ -212,12 +276,9 @@ fn measure_matrix(
             ));
         }
     }
-    let mut order: Vec<String> = todo.iter().flat_map(|(_, _, c)| c.clone()).collect();
-    order.sort();
-    order.dedup();
-    for chapter in order {
-        for (release, dir, chapters) in &todo {
-            if !chapters.contains(&chapter) {
+    for (chapter, _) in todo {
+        for (release, dir, chapters) in &built {
+            if !chapters.contains(&chapter.as_str()) {
                 continue;
             }
             // The workspace copies the working tree: what shapes a run must still be committed.
@@ -228,9 +289,9 @@ fn measure_matrix(
                 release.tokio
             );
             let folder = release.folder(machine);
-            let out = measure::record::record_path(root, &folder, &chapter);
+            let out = measure::record::record_path(root, &folder, chapter);
             let status = cargo(dir)
-                .args(["run", "-q", "--locked", "-p", &chapter, "--"])
+                .args(["run", "-q", "--locked", "-p", chapter, "--"])
                 .args(["--reps", &reps.to_string(), "--machine", &folder])
                 .arg("--out")
                 .arg(&out)
@@ -263,7 +324,7 @@ fn refuse_uncommitted(root: &Path) -> Result<()> {
         .arg("-C")
         .arg(root)
         .args(["status", "--porcelain", "--"])
-        .args(["listings", "tools/measure", "tools/records", "Cargo.toml"])
+        .args(["listings", "tools", "Cargo.toml"])
         .args([
             "rust-toolchain.toml",
             "releases/releases.toml",

@@ -1,7 +1,8 @@
 //! `book check` on fixture records: the gates (every conclusion held on the book's machine, no
 //! non-quiet conclusion refuted beside the busy neighbour, no invariant broken anywhere) and
-//! freshness (a change to the listing, the measurement library, the profiles or the lock file
-//! makes a record stale), each tested both ways in a tiny workspace of its own.
+//! freshness (a change to the listing, the measuring core, the profiles or the lock file makes a
+//! record stale; one to the harness's help text does not; a release set is judged as one), each
+//! tested both ways in a tiny workspace of its own.
 
 use measure::Record;
 use std::path::Path;
@@ -37,6 +38,9 @@ value = "e/1/fix/lost"
 at-most = 0
 "#;
 
+/// The harness: what it prints shapes no figure.
+const HARNESS: &str = "/// Runs the chapter.\npub fn harness() {}\n";
+
 fn workspace() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let files = [
@@ -54,9 +58,18 @@ fn workspace() -> tempfile::TempDir {
         ("listings/ch09-x/claims.toml", CLAIMS),
         (
             "tools/measure/Cargo.toml",
-            "[package]\nname = \"measure\"\nversion = \"0.1.0\"\nedition = \"2024\"\n",
+            "[package]\nname = \"measure\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[dependencies]\nmeasure-core = { path = \"../measure-core\" }\n",
         ),
-        ("tools/measure/src/lib.rs", "pub fn measure() {}\n"),
+        ("tools/measure/src/lib.rs", HARNESS),
+        (
+            "tools/measure-core/Cargo.toml",
+            "[package]\nname = \"measure-core\"\nversion = \"0.1.0\"\nedition = \"2024\"\n",
+        ),
+        ("tools/measure-core/src/lib.rs", "pub fn measure() {}\n"),
+        (
+            "releases/releases.toml",
+            "[[release]]\ntokio = \"1.0.0\"\nwhy = \"t\"\n\n[[release]]\ntokio = \"1.1.0\"\nwhy = \"t\"\n",
+        ),
     ];
     for (path, text) in files {
         write(dir.path(), path, text);
@@ -88,6 +101,18 @@ fn write(root: &Path, path: &str, text: &str) {
 
 /// A fresh record on `machine`: inline `ratios` × a fix of `fix_us` µs, one value a repetition.
 fn store(root: &Path, machine: &str, ratios: [f64; 5], fix_us: f64, lost: f64) {
+    save(root, &sketch(root, machine, ratios, fix_us, lost));
+}
+
+fn save(root: &Path, rec: &Record) {
+    let path = root
+        .join("data")
+        .join(&rec.machine.name)
+        .join("ch09-x.json");
+    rec.save_atomic(&path).unwrap();
+}
+
+fn sketch(root: &Path, machine: &str, ratios: [f64; 5], fix_us: f64, lost: f64) -> Record {
     let inline: Vec<f64> = ratios.iter().map(|r| r * fix_us * 1e3).collect();
     let mut rec = Record::sketch(
         "ch09-x",
@@ -108,8 +133,9 @@ fn store(root: &Path, machine: &str, ratios: [f64; 5], fix_us: f64, lost: f64) {
     );
     rec.build.inputs = measure::freshness::inputs(root, "ch09-x").unwrap();
     rec.build.listing_hash = measure::freshness::combined(&rec.build.inputs);
-    let path = root.join("data").join(machine).join("ch09-x.json");
-    rec.save_atomic(&path).unwrap();
+    rec.build.crates.insert("tokio".into(), "1.1.0".into());
+    rec.build.commit = "c0ffee".into();
+    rec
 }
 
 /// Runs `book check` in `root`: (success, stdout).
@@ -219,9 +245,9 @@ fn a_broken_invariant_fails_on_any_machine() {
 fn a_change_to_anything_that_shaped_a_record_makes_it_stale() {
     let edits = [
         (
-            "tools/measure/src/lib.rs",
+            "tools/measure-core/src/lib.rs",
             "pub fn measure() { /* faster */ }\n",
-            "tools/measure",
+            "tools/measure-core",
         ),
         (
             "listings/ch09-x/src/main.rs",
@@ -275,7 +301,7 @@ fn a_change_to_anything_that_shaped_a_record_makes_it_stale() {
     // workspace's own lock files name, so the other version is downloaded (a no-op when cached).
     cargo(ws.path(), &["fetch"]);
     stale(&ws, "Cargo.lock", "Cargo.lock");
-    // The claims are not an input: a new claim does not call for a remeasure.
+    // The claims and the harness's help text are not inputs: neither calls for a remeasure.
     let ws = workspace();
     store(ws.path(), "m", HELD, 100.0, 0.0);
     write(
@@ -283,7 +309,58 @@ fn a_change_to_anything_that_shaped_a_record_makes_it_stale() {
         "listings/ch09-x/claims.toml",
         &format!("{CLAIMS}\n# a note\n"),
     );
+    write(
+        ws.path(),
+        "tools/measure/src/lib.rs",
+        &HARNESS.replace("Runs the chapter.", "Runs the chapter's experiments."),
+    );
+    let (ok, out) = check(ws.path());
+    assert!(ok, "{out}");
+}
+
+/// A record of the chapter on Tokio `version`, as `releases run` stores it under `m`.
+fn store_release(root: &Path, version: &str) -> Record {
+    let folder = format!("m-tokio-{}", version.replace('.', "-"));
+    let mut rec = sketch(root, &folder, HELD, 100.0, 0.0);
+    rec.build.crates.insert("tokio".into(), version.into());
+    save(root, &rec);
+    rec
+}
+
+#[test]
+fn a_release_set_is_judged_as_one_and_outlives_a_change_to_the_listing() {
+    let ws = workspace();
+    store(ws.path(), "m", HELD, 100.0, 0.0);
+    store_release(ws.path(), "1.0.0");
+    store_release(ws.path(), "1.1.0");
     assert!(check(ws.path()).0);
+    // The listing changes: the book's record is stale, the set measured before stays valid.
+    write(
+        ws.path(),
+        "listings/ch09-x/src/main.rs",
+        "fn main() { loop {} }\n",
+    );
+    let (ok, out) = check(ws.path());
+    assert!(!ok, "{out}");
+    assert!(out.contains("FAIL data/m/ch09-x.json: stale"), "{out}");
+    for v in ["1-0-0", "1-1-0"] {
+        assert!(
+            out.contains(&format!(
+                "ok   data/m-tokio-{v}/ch09-x.json: its set's records were measured with the same code"
+            )),
+            "{out}"
+        );
+    }
+    // One release measured again with the new listing: the set mixes two listings.
+    store_release(ws.path(), "1.1.0");
+    let (ok, out) = check(ws.path());
+    assert!(!ok, "{out}");
+    assert!(
+        out.contains(
+            "FAIL data/m-tokio-1-0-0/ch09-x.json: stale: listings/ch09-x differs between its Tokio 1.0.0 and 1.1.0 records"
+        ) && out.contains("releases run --again --chapter ch09-x --machine m"),
+        "{out}"
+    );
 }
 
 #[test]

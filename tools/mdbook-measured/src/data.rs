@@ -30,6 +30,8 @@ pub struct Data {
     /// Display names for metrics (`[preprocessor.measure.metric-names]` in book.toml).
     metric_names: BTreeMap<String, String>,
     cache: RefCell<HashMap<PathBuf, Rc<Record>>>,
+    /// Each record's staleness, once: judging it runs `cargo tree` or reads its release set.
+    staleness: RefCell<HashMap<(String, String), Option<String>>>,
     claims: RefCell<HashMap<String, Rc<Claims>>>,
     warnings: RefCell<BTreeSet<String>>,
     /// Records the current page took from the reference machine because the reader's machine
@@ -138,6 +140,7 @@ impl Data {
             reader: None,
             metric_names: BTreeMap::new(),
             cache: RefCell::new(HashMap::new()),
+            staleness: RefCell::new(HashMap::new()),
             claims: RefCell::new(HashMap::new()),
             warnings: RefCell::new(BTreeSet::new()),
             fallbacks: RefCell::new(BTreeSet::new()),
@@ -676,11 +679,13 @@ impl Data {
         {
             return None;
         }
-        match measure::freshness::stale_inputs(&self.root, rec) {
-            Ok(changed) if changed.is_empty() => None,
-            Ok(changed) => Some(records::releases::stale_advice(rec, &changed)),
-            Err(e) => Some(e),
+        let key = (rec.machine.name.clone(), rec.chapter.clone());
+        if let Some(known) = self.staleness.borrow().get(&key) {
+            return known.clone();
         }
+        let stale = measure::freshness::staleness(&self.root, rec).unwrap_or_else(Some);
+        self.staleness.borrow_mut().insert(key, stale.clone());
+        stale
     }
 }
 

@@ -261,7 +261,7 @@ impl Harness {
                     experiment_reps.insert(e.name.clone(), reps);
                 }
                 let runner = Runner::new(&e.name, e.cells, reps, self.seed);
-                (runner.selected(&self.cli), e.run)
+                (selected(runner, &self.cli), e.run)
             })
             .collect();
         if selected.iter().all(|(r, _)| r.cells.is_empty()) {
@@ -448,6 +448,14 @@ fn full_run_time(chapter: &Chapter) -> String {
     }
 }
 
+/// The runner with only the cells that `--filter` selects (by experiment, case or variant name).
+fn selected(mut runner: Runner, cli: &Cli) -> Runner {
+    if !cli.filter.contains(&runner.experiment) {
+        runner.cells.retain(|c| cli.selects(&c.case, &c.variant));
+    }
+    runner
+}
+
 fn no_match(filter: &[String], all: &[(String, Vec<Cell>)]) -> String {
     let mut lines = vec![format!(
         "--filter {} matched no case or variant; this listing has:",
@@ -590,6 +598,30 @@ mod tests {
             broken[0].starts_with("nothing-lost: 1.50 (0–3 over 2 repetitions"),
             "{broken:?}"
         );
+    }
+
+    #[test]
+    fn filter_keeps_the_selected_cells_and_an_empty_runner_runs_nothing() {
+        use clap::Parser;
+        let cells = || Cell::grid([0], ["a", "b", "c", "d", "e"]);
+        let cli = Cli::try_parse_from(["x", "--filter", "b"]).unwrap();
+        let r = selected(Runner::new("x", cells(), 1, 1), &cli);
+        assert_eq!(r.cells, vec![Cell::new("0", "b")]);
+        let none = Cli::try_parse_from(["x", "--filter", "zzz"]).unwrap();
+        let whole = Cli::try_parse_from(["x", "--filter", "x"]).unwrap();
+        assert_eq!(
+            selected(Runner::new("x", cells(), 1, 1), &whole)
+                .cells
+                .len(),
+            5
+        );
+        let empty = selected(Runner::new("x", cells(), 1, 1), &none);
+        let mut calls = 0;
+        let out = empty.run::<()>(|_, _| {
+            calls += 1;
+            Ok(Measurement::new())
+        });
+        assert_eq!((out.unwrap().len(), calls), (0, 0));
     }
 
     #[test]

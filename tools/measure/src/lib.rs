@@ -1,46 +1,35 @@
 //! The measurement library shared by every listing of the book.
 //!
 //! A chapter's crate keeps only its own story (the pitfall, the fixes, the workload); this crate
-//! holds what every experiment needs: the command line ([`cli`]), interleaved repetitions
-//! ([`runner`]), statistics ([`stats`]), an open-loop load generator ([`loadgen`]), checksums
-//! ([`checksum`]), the machine's noise ([`noise`]), where and how a run was measured
-//! ([`provenance`]) and the run from command line to saved record ([`harness`]).
+//! holds what every experiment needs: the command line ([`cli`]), the run from command line to
+//! saved record ([`harness`]) and where and how a run was measured ([`provenance`]).
+//!
+//! The code that runs while a cell is measured (interleaved repetitions, statistics, the
+//! open-loop load generator, checksums, the noise sampler, child processes, the runtime) is the
+//! `measure-core` crate, re-exported here under the same names (`measure::runner`,
+//! `measure::loadgen`, ...). A record is fresh against that crate and not against this one: what
+//! this crate decides (repetitions, seed, parameters, which cells run) is written into the record,
+//! and what it prints (help, progress of the harness, reports) shapes no figure.
 //!
 //! What reads a record once its values are final (the record type, the claims and their
 //! verdicts, the formats, the reports) is the `records` crate, re-exported here under the same
-//! names (`measure::record`, `measure::claims`, `measure::report`, `measure::format`). Every
-//! file of this crate shapes the figures, so changing one makes every record stale.
+//! names (`measure::record`, `measure::claims`, `measure::report`, `measure::format`).
 
-pub mod affinity;
-pub mod checksum;
-pub mod child;
 pub mod cli;
 pub mod harness;
-pub mod loadgen;
-pub mod noise;
 pub mod provenance;
-pub mod runner;
-pub mod stats;
 
-pub use checksum::{Checksum, ChecksumError, mix};
 pub use cli::Cli;
 pub use harness::{Chapter, Experiment, Harness};
+#[cfg(feature = "runtime")]
+pub use measure_core::runtime;
+pub use measure_core::{
+    Cell, Checksum, ChecksumError, LatencyHistogram, Measurement, Runner, Summary, affinity,
+    checksum, child, loadgen, mix, noise, runner, stats,
+};
 pub use records::{
     Claims, Record, Series, claims, format, freshness, history, lockfile, record, report, verdict,
 };
-pub use runner::{Cell, Measurement, Runner};
-pub use stats::{LatencyHistogram, Summary};
-
-/// A fresh multi-thread Tokio runtime with `workers` worker threads and every driver enabled:
-/// each cell of an experiment gets its own.
-#[cfg(feature = "runtime")]
-pub fn runtime(workers: u32) -> Result<tokio::runtime::Runtime, String> {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(workers as usize)
-        .enable_all()
-        .build()
-        .map_err(|e| format!("cannot build a runtime with {workers} workers: {e}"))
-}
 
 /// The names of fields of the experiment's parameters, checked by the compiler: an experiment's
 /// `shaped_by(fields!(p => workers, window_ms))` cannot name a parameter that does not exist.

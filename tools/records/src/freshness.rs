@@ -1,37 +1,43 @@
-//! Freshness: a record is stale when anything that shaped its figures has changed since it was
-//! measured. What shapes a chapter's run, each hashed on its own so that a stale record can say
-//! what changed:
+//! Freshness: a record is stale when anything that can change its measured values has changed
+//! since it was measured. What can, each hashed on its own so that a stale record can say what
+//! changed:
 //!
 //! | input | what is hashed |
 //! |---|---|
 //! | `listings/<chapter>` | its `Cargo.toml`, `build.rs` and every file under `src/`, `examples/`, `benches/` |
-//! | `tools/measure` | the same for the measurement library: the harness, runner, statistics, load generator, noise sampler, child-binary builder |
+//! | `tools/measure-core` | the same for the measuring core: the code that runs while a cell is measured (the runner and its interleaving, statistics, load generator, noise sampler, checksums, child processes, the runtime) |
 //! | `Cargo.toml [profile]` | the workspace manifest's profiles (how every listing is compiled; Chapter 7 compares two of them) |
 //! | `Cargo.lock` | name, version and source of every registry crate `cargo run -p <chapter>` builds, as `cargo tree` resolves them from the lock file: that build's normal and build dependencies, with the features it turns on |
 //! | `rust-toolchain.toml` | the pinned toolchain |
 //!
+//! The boundary is a crate boundary. Two workspace crates every listing builds are outside it
+//! ([`OUTSIDE`]): `measure` (the command line, the harness, provenance: what it decides, the
+//! repetitions, the seed, the parameters, the cells that run, is written into the record, and
+//! what it prints shapes no figure) and `records` (it reads, judges and prints records once their
+//! values are final; the medians it keeps beside the raw values are recomputed from them whenever
+//! a record is read). So a change to help text, report wording, a verdict or the book's display
+//! names leaves every record fresh, and a change to the timing loop stales every record it shaped.
+//! Any other workspace crate a chapter builds is hashed like `tools/measure-core`.
+//!
 //! The lock file's own graph is the union over the whole workspace: a crate that one chapter adds
 //! turns on features of shared crates (`futures-util`'s `io`, say), which adds their optional
-//! dependencies to every package's graph there, though no other chapter builds them. Hashing that
-//! graph made every record stale when Chapter 8 added sqlx; `cargo tree -p <chapter>` resolves
-//! features for that package alone, as `cargo run -p` builds it (the workspace's resolver 3), and
-//! reads the lock without changing it (`--locked`).
+//! dependencies to every package's graph there, though no other chapter builds them. So the lock
+//! input is what `cargo tree -p <chapter>` resolves for that package alone, as `cargo run -p`
+//! builds it (the workspace's resolver 3); it reads the lock without changing it (`--locked`).
 //!
-//! Other workspace crates the chapter builds are hashed like `tools/measure`, except this one
-//! (`tools/records`): it reads, judges and prints records once their values are final, so it
-//! shapes no figure, and a fix to a verdict or a format does not call for a remeasure. The
-//! medians it keeps beside the raw values are recomputed from them whenever a record is read.
-//!
-//! The `-dirty` mark on a record's commit is computed over the same paths
-//! ([`shaping_paths`]).
+//! A record of the book's machines is fresh against the working tree. A record of the Tokio
+//! release matrix is judged with the other records of its set instead (see
+//! `crate::releases::set_problems`). The `-dirty` mark on a record's commit is computed over the
+//! same paths as the hashes ([`shaping_paths`]).
 
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io;
 use std::path::{Path, PathBuf};
 
-/// The workspace crate that never shapes a figure (see the module's documentation).
-const JUDGING_CRATE: &str = "records";
+/// The workspace crates that every listing builds and that cannot change a measured value: the
+/// harness around the measuring core, and the judging crate (see the module's documentation).
+pub const OUTSIDE: [&str; 2] = ["measure", "records"];
 pub const PROFILES: &str = "Cargo.toml [profile]";
 pub const LOCK: &str = "Cargo.lock";
 pub const TOOLCHAIN: &str = "rust-toolchain.toml";
@@ -72,12 +78,9 @@ pub fn combined(inputs: &BTreeMap<String, String>) -> String {
     hex(&h.finalize()[..8])
 }
 
-/// The inputs that differ between a record's and the tree's, by name ("tools/measure"); every
-/// input when the record predates per-input hashes.
+/// The inputs that differ between a record's and the tree's, by name ("tools/measure-core"):
+/// every input when the record keeps none.
 pub fn changed(recorded: &BTreeMap<String, String>, now: &BTreeMap<String, String>) -> Vec<String> {
-    if recorded.is_empty() {
-        return vec!["(the record predates per-input hashes)".into()];
-    }
     let keys: BTreeSet<&String> = recorded.keys().chain(now.keys()).collect();
     keys.into_iter()
         .filter(|k| recorded.get(*k) != now.get(*k))
@@ -86,7 +89,7 @@ pub fn changed(recorded: &BTreeMap<String, String>, now: &BTreeMap<String, Strin
 }
 
 /// The inputs that shaped `mine` and differ from those that shaped `book` ("listings/ch01-blocking",
-/// "tools/measure"), by name; empty when they match or either record predates per-input hashes
+/// "tools/measure-core"), by name; empty when they match or either record predates per-input hashes
 /// (then nothing can be said).
 pub fn differing_inputs(mine: &crate::record::Record, book: &crate::record::Record) -> Vec<String> {
     let (mine, book) = (&mine.build.inputs, &book.build.inputs);
@@ -131,21 +134,36 @@ fn input_paths(input: &str) -> Vec<String> {
     }
 }
 
-/// Why a record is stale: the inputs that changed since it was measured (empty when it is
-/// fresh, or holds published figures). `Err` when the inputs cannot be hashed.
+/// Why a record is stale, with what to do about it; `None` when it is fresh or holds published
+/// figures. A record of the book's machines is judged against the working tree
+/// ([`stale_inputs`]), a release's with the other records of its set
+/// (`crate::releases::set_staleness`). `Err` when the inputs cannot be hashed.
+pub fn staleness(root: &Path, rec: &crate::record::Record) -> Result<Option<String>, String> {
+    if rec.source.is_some() {
+        return Ok(None);
+    }
+    if crate::releases::split_folder(&rec.machine.name).is_some() {
+        return crate::releases::set_staleness(root, rec);
+    }
+    let changed = stale_inputs(root, rec)?;
+    Ok((!changed.is_empty()).then(|| stale_advice(&rec.chapter, &changed)))
+}
+
+/// The inputs that changed in the working tree since a record of the book's machines was
+/// measured (empty when it is fresh, or holds published figures). `Err` when the inputs cannot be
+/// hashed, or for a release's record, which is judged with its set instead.
 pub fn stale_inputs(root: &Path, rec: &crate::record::Record) -> Result<Vec<String>, String> {
     if rec.source.is_some() {
         return Ok(Vec::new());
     }
-    let root = crate::releases::workspace_for_record(root, rec)?;
-    let now = inputs(&root, &rec.chapter).map_err(|e| {
-        let hint = crate::releases::split_folder(&rec.machine.name).map_or(String::new(), |(_, v)| {
-            format!(
-                " (a release's lock file must still resolve against the book's Cargo.toml: after a change there, `cargo run -p book -- releases lock {v}`, then remeasure)"
-            )
-        });
-        format!("cannot hash what shapes {}: {e}{hint}", rec.chapter)
-    })?;
+    if crate::releases::split_folder(&rec.machine.name).is_some() {
+        return Err(format!(
+            "{} is a release's record: it is judged with its set, not against the working tree",
+            rec.machine.name
+        ));
+    }
+    let now = inputs(root, &rec.chapter)
+        .map_err(|e| format!("cannot hash what shapes {}: {e}", rec.chapter))?;
     if combined(&now) == rec.build.listing_hash {
         return Ok(Vec::new());
     }
@@ -161,7 +179,6 @@ pub fn stale_advice(chapter: &str, changed: &[String]) -> String {
             PROFILES => "Cargo.toml",
             other => other,
         })
-        .filter(|p| !p.starts_with('('))
         .collect();
     paths.dedup();
     let undo = if paths.is_empty() {
@@ -172,11 +189,7 @@ pub fn stale_advice(chapter: &str, changed: &[String]) -> String {
             paths.join(" ")
         )
     };
-    let what = if changed.iter().any(|c| c.starts_with('(')) {
-        "the record predates per-input hashes, and what shapes it changed since".to_string()
-    } else {
-        format!("{} changed since this record was made", changed.join(", "))
-    };
+    let what = format!("{} changed since this record was made", changed.join(", "));
     format!("{what}; rerun `cargo run -p {chapter} -- --save`{undo}")
 }
 
@@ -198,7 +211,7 @@ pub fn shaping_paths(root: &Path, chapter: &str) -> Vec<String> {
 const CRATE_FILES: [&str; 5] = ["Cargo.toml", "build.rs", "src", "examples", "benches"];
 
 /// The folders of the workspace crates `chapter` builds: the listing itself, then every other
-/// workspace package in its dependency graph but the judging crate.
+/// workspace package in its dependency graph but those [`OUTSIDE`] the boundary.
 fn crate_dirs(root: &Path, chapter: &str) -> io::Result<Vec<PathBuf>> {
     let mut dirs = vec![root.join("listings").join(chapter)];
     let lock = std::fs::read_to_string(root.join("Cargo.lock"))?;
@@ -206,7 +219,7 @@ fn crate_dirs(root: &Path, chapter: &str) -> io::Result<Vec<PathBuf>> {
     let members = workspace_members(root)?;
     for name in closure(&packages, chapter).map_err(io::Error::other)? {
         let p = &packages[name];
-        if p.source.is_none() && p.name != chapter && p.name != JUDGING_CRATE {
+        if p.source.is_none() && p.name != chapter && !OUTSIDE.contains(&p.name.as_str()) {
             match members.get(&p.name) {
                 Some(dir) => dirs.push(dir.clone()),
                 None => {
@@ -224,7 +237,7 @@ fn crate_dirs(root: &Path, chapter: &str) -> io::Result<Vec<PathBuf>> {
 }
 
 /// The folders, relative to `root`, of every workspace crate `chapter` builds, itself and the
-/// judging crate included: what a workspace must hold to build it (see [`crate::releases`]).
+/// crates outside the boundary included: what a workspace must hold to build it (see [`crate::releases`]).
 pub fn workspace_crates(root: &Path, chapter: &str) -> io::Result<Vec<String>> {
     let lock = std::fs::read_to_string(root.join("Cargo.lock"))?;
     let packages = parse_lock(&lock).map_err(io::Error::other)?;
@@ -244,7 +257,7 @@ pub fn workspace_crates(root: &Path, chapter: &str) -> io::Result<Vec<String>> {
 }
 
 /// The files of a crate that shape what it compiles to.
-fn hash_crate(dir: &Path) -> io::Result<String> {
+pub fn hash_crate(dir: &Path) -> io::Result<String> {
     let mut files = Vec::new();
     for f in CRATE_FILES {
         let path = dir.join(f);
@@ -477,7 +490,8 @@ pub(crate) mod tests {
     use super::*;
 
     /// A workspace shaped like the book's, which cargo can resolve offline: a listing that builds
-    /// the measurement library and two registry crates, the judging crate beside them, another
+    /// the measurement library (the harness over the measuring core) and two registry crates, the
+    /// judging crate beside them, another
     /// member that turns on a feature of a crate the listing also builds, a lock file, profiles
     /// and a toolchain. The registry crates are ones the book's own workspace has downloaded.
     pub(crate) fn workspace() -> tempfile::TempDir {
@@ -510,9 +524,20 @@ pub(crate) mod tests {
         write("listings/ch99-demo/claims.toml", "");
         write(
             "tools/measure/Cargo.toml",
-            &package("measure", "records = { path = \"../records\" }\n"),
+            &package(
+                "measure",
+                "measure-core = { path = \"../measure-core\" }\nrecords = { path = \"../records\" }\n",
+            ),
         );
-        write("tools/measure/src/lib.rs", "pub fn run() {}");
+        write(
+            "tools/measure/src/lib.rs",
+            "/// Runs the chapter.\npub fn harness() {}",
+        );
+        write(
+            "tools/measure-core/Cargo.toml",
+            &package("measure-core", "records = { path = \"../records\" }\n"),
+        );
+        write("tools/measure-core/src/lib.rs", "pub fn run() {}");
         write("tools/records/Cargo.toml", &package("records", ""));
         write("tools/records/src/lib.rs", "pub fn judge() {}");
         write(
@@ -564,7 +589,7 @@ pub(crate) mod tests {
                 PROFILES,
                 "listings/ch99-demo",
                 TOOLCHAIN,
-                "tools/measure"
+                "tools/measure-core"
             ]
         );
         let cases = [
@@ -575,10 +600,10 @@ pub(crate) mod tests {
                 "listings/ch99-demo",
             ),
             (
-                "tools/measure/src/lib.rs",
+                "tools/measure-core/src/lib.rs",
                 "run",
                 "run_faster",
-                "tools/measure",
+                "tools/measure-core",
             ),
             ("Cargo.toml", "opt-level = 3", "opt-level = 2", PROFILES),
             ("rust-toolchain.toml", "1.95.0", "1.96.0", TOOLCHAIN),
@@ -612,6 +637,8 @@ pub(crate) mod tests {
                 other,
             ],
         );
+        // A fresh machine may not have that version yet: `cargo tree` runs offline.
+        cargo(root, &["fetch"]);
         let now = inputs(root, "ch99-demo").unwrap();
         assert_eq!(changed(&before, &now), vec![LOCK.to_string()]);
     }
@@ -643,8 +670,14 @@ pub(crate) mod tests {
         let ws = workspace();
         let root = ws.path();
         let before = combined(&inputs(root, "ch99-demo").unwrap());
-        // The judging crate, the claims, a comment in the manifest.
+        // The judging crate, the harness's help text, the claims, a comment in the manifest.
         edit(root, "tools/records/src/lib.rs", "judge", "judge_better");
+        edit(
+            root,
+            "tools/measure/src/lib.rs",
+            "Runs the chapter.",
+            "Runs the chapter's experiments.",
+        );
         edit(
             root,
             "listings/ch99-demo/claims.toml",
@@ -670,10 +703,12 @@ pub(crate) mod tests {
             "{paths:?}"
         );
         assert!(
-            paths.contains(&"tools/measure/build.rs".to_string()),
+            paths.contains(&"tools/measure-core/build.rs".to_string()),
             "{paths:?}"
         );
-        let shapes_nothing = |p: &String| p.contains("claims.toml") || p.contains("tests");
+        let shapes_nothing = |p: &String| {
+            p.contains("claims.toml") || p.contains("tests") || p.starts_with("tools/measure/")
+        };
         assert!(!paths.iter().any(shapes_nothing), "{paths:?}");
         assert_eq!(paths[paths.len() - 3..], ["Cargo.toml", LOCK, TOOLCHAIN]);
     }
@@ -753,6 +788,6 @@ pub(crate) mod tests {
         let mut b = a.clone();
         b.insert("y".into(), "3".into());
         assert_eq!(changed(&a, &b), vec!["y"]);
-        assert!(changed(&BTreeMap::new(), &b)[0].contains("predates"));
+        assert_eq!(changed(&BTreeMap::new(), &b), vec!["x", "y"]);
     }
 }

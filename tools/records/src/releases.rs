@@ -8,14 +8,16 @@
 //! crates) pinned to the release. The copy holds the same files, so a listing's hash is the
 //! book's; what differs is the lock file, which freshness hashes as `cargo tree` resolves it there.
 //!
-//! Its records live under `data/<machine>-tokio-<version>/`, and are fresh against that
-//! workspace ([`workspace_for_record`]).
+//! Its records live under `data/<machine>-tokio-<version>/`. One chapter's records on one machine
+//! are a set, judged as one ([`set_problems`]): its releases are compared with each other, so they
+//! must have been measured with the same listing and measuring code, and with that they stay
+//! valid whatever the working tree has become since (the page names the commit that measured
+//! them). The book's own records are judged against the working tree instead.
 
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::Mutex;
 
 /// The matrix's file, under the repository root.
 pub const FILE: &str = "releases/releases.toml";
@@ -204,35 +206,95 @@ fn is_version(v: &str) -> bool {
             .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
 }
 
-/// What to do about a stale record: for a release's, measure it again on that release.
-pub fn stale_advice(rec: &crate::record::Record, changed: &[String]) -> String {
-    match split_folder(&rec.machine.name) {
-        Some((machine, version)) => format!(
-            "{} changed since this record was made; rerun `cargo run -p book -- releases run {version} --chapter {} --machine {machine}`",
-            changed.join(", "),
-            rec.chapter
-        ),
-        None => crate::freshness::stale_advice(&rec.chapter, changed),
+/// One chapter's records on one machine, across the matrix: each release that has one, with it,
+/// in the matrix's order.
+pub type Set = Vec<(Release, crate::record::Record)>;
+
+/// The set `chapter` has under `machine` (its name without a release: `intel-xeon-2c`). A record
+/// that cannot be read is an error.
+pub fn set(root: &Path, machine: &str, chapter: &str) -> Result<Set, String> {
+    let mut out = Vec::new();
+    for release in load(root)? {
+        let path = crate::record::record_path(root, &release.folder(machine), chapter);
+        if path.is_file() {
+            let rec = crate::record::Record::load(&path).map_err(|e| e.to_string())?;
+            out.push((release, rec));
+        }
     }
+    Ok(out)
 }
 
-/// The root a record is fresh against: the release's workspace for a record under a release's
-/// folder (made once per process), else `root`.
-pub fn workspace_for_record(root: &Path, rec: &crate::record::Record) -> Result<PathBuf, String> {
-    let Some((_, version)) = split_folder(&rec.machine.name) else {
-        return Ok(root.to_path_buf());
+/// What keeps a set from being judged as one: the inputs (`records::freshness`) that differ
+/// between its records, each named with the releases on either side. The lock file's input is
+/// left out: it differs by design, each release having its own.
+pub fn set_problems(set: &Set) -> Vec<String> {
+    let shaping = |rec: &crate::record::Record| {
+        let mut inputs = rec.build.inputs.clone();
+        inputs.remove(crate::freshness::LOCK);
+        inputs
     };
-    // Held while a workspace is made: two threads checking records of one release make it once.
-    static MADE: Mutex<BTreeMap<PathBuf, PathBuf>> = Mutex::new(BTreeMap::new());
-    let mut made = MADE.lock().unwrap_or_else(|e| e.into_inner());
-    let key = root.join(&version);
-    if let Some(dir) = made.get(&key) {
-        return Ok(dir.clone());
+    let Some((first, first_rec)) = set.first() else {
+        return Vec::new();
+    };
+    let mut problems = Vec::new();
+    for (release, rec) in &set[1..] {
+        let changed = crate::freshness::changed(&shaping(first_rec), &shaping(rec));
+        if !changed.is_empty() {
+            problems.push(format!(
+                "{} differs between its Tokio {} and {} records",
+                changed.join(", "),
+                first.tokio,
+                release.tokio
+            ));
+        }
     }
-    let release = find(root, &version)?;
-    let dir = workspace(root, &release)?;
-    made.insert(key, dir.clone());
-    Ok(dir)
+    problems
+}
+
+/// The commits that measured a set, oldest run first (several when nothing that shapes the
+/// chapter changed between its runs).
+pub fn set_commits(set: &Set) -> Vec<String> {
+    let mut runs: Vec<(&str, &str)> = set
+        .iter()
+        .map(|(_, rec)| (rec.created.as_str(), rec.build.commit.as_str()))
+        .collect();
+    runs.sort();
+    let mut commits: Vec<String> = Vec::new();
+    for (_, commit) in runs {
+        if !commits.iter().any(|c| c == commit) {
+            commits.push(commit.to_string());
+        }
+    }
+    commits
+}
+
+/// Whether a set was measured with what the working tree would measure it with now: the same
+/// inputs, the lock file's aside (a release's lock input is hashed in its own workspace).
+pub fn set_is_current(root: &Path, set: &Set) -> Result<bool, String> {
+    let Some((_, rec)) = set.first() else {
+        return Ok(true);
+    };
+    let mut now = crate::freshness::inputs(root, &rec.chapter).map_err(|e| e.to_string())?;
+    now.remove(crate::freshness::LOCK);
+    let mut then = rec.build.inputs.clone();
+    then.remove(crate::freshness::LOCK);
+    Ok(now == then)
+}
+
+/// Why a release record cannot be shown beside its set's other records, if so: what differs
+/// within its set, and the command that measures the set again.
+pub fn set_staleness(root: &Path, rec: &crate::record::Record) -> Result<Option<String>, String> {
+    let Some((machine, _)) = split_folder(&rec.machine.name) else {
+        return Err(format!("{} is not a release's record", rec.machine.name));
+    };
+    let problems = set_problems(&set(root, machine, &rec.chapter)?);
+    Ok((!problems.is_empty()).then(|| {
+        format!(
+            "{}; a set is compared release with release, so measure it again whole: `cargo run -p book -- releases run --again --chapter {} --machine {machine}`",
+            problems.join("; "),
+            rec.chapter
+        )
+    }))
 }
 
 /// The crates at versions the book's lock file does not have, in the release's: `(name,

@@ -227,7 +227,7 @@ fn within_noise(a: &Series, b: &Series) -> bool {
 }
 
 /// The files of your build that differ from the book's, where an input that shaped the run (the
-/// listing, tools/measure, profiles, lock file, toolchain) has another hash in the two records:
+/// listing, tools/measure-core, profiles, lock file, toolchain) has another hash in the two records:
 /// "listings/ch01-blocking/src/main.rs", or the input's name where git cannot tell. `None` when
 /// nothing differs, or a record predates per-input hashes.
 pub fn edited_files(mine: &Record, book: &Record) -> Option<String> {
@@ -861,7 +861,7 @@ at-least = 1
     fn inputs(listing: &str) -> std::collections::BTreeMap<String, String> {
         [
             ("listings/ch00-test", listing),
-            ("tools/measure", "m"),
+            ("tools/measure-core", "m"),
             (freshness::LOCK, "l"),
         ]
         .into_iter()

@@ -250,16 +250,49 @@ pub(super) fn releases_table(data: &Data, d: &Directive) -> Result<String, Strin
     }) {
         let (_, rec) = first;
         html.push_str(&format!(
-            "<p class=\"releases-provenance\">Measured on <code>{}</code> ({}, {} CPUs), {} repetitions a release, on {} of the {} releases.</p>\n",
+            "<p class=\"releases-provenance\">Measured on <code>{}</code> ({}, {} CPUs), {} repetitions a release, on {} of the {} releases, {}</p>\n",
             esc(&m.machine),
             esc(&rec.machine.cpu_model),
             rec.machine.available_parallelism,
             rec.reps,
             measured.len(),
-            m.releases.len()
+            m.releases.len(),
+            set_provenance(data, &m.machine, record)?
         ));
     }
     Ok(html)
+}
+
+/// Which code measured a chapter's set of releases, from its records.
+fn set_provenance(data: &Data, machine: &str, record: &str) -> Result<String, String> {
+    let set = releases::set(data.root(), machine, record)?;
+    Ok(measured_with(
+        &releases::set_commits(&set),
+        releases::set_is_current(data.root(), &set)?,
+    ))
+}
+
+/// "at commit `X`." (or several commits with the same code), and whether the working tree would
+/// measure the set with other code now.
+fn measured_with(commits: &[String], current: bool) -> String {
+    let code: Vec<String> = commits
+        .iter()
+        .map(|c| format!("<code>{}</code>", esc(c)))
+        .collect();
+    let at = match &code[..] {
+        [] => return String::new(),
+        [one] => format!("at commit {one}"),
+        [rest @ .., last] => format!(
+            "at commits {} and {last}, with the same listing and measuring code",
+            rest.join(", ")
+        ),
+    };
+    let since = if current {
+        ""
+    } else {
+        " The chapter's code has changed since: its releases stay comparable with one another, all measured with that code, but not with the chapter's own figures."
+    };
+    format!("{at}.{since}")
 }
 
 /// The font of a table across releases (theme/measure.css, `table.measure.releases`): 13 px,
@@ -769,6 +802,27 @@ mod tests {
             margin: None,
             to_decide: None,
         }
+    }
+
+    #[test]
+    fn a_set_names_the_commits_that_measured_it_and_whether_its_code_changed_since() {
+        let one = measured_with(&["abc".into()], true);
+        assert_eq!(one, "at commit <code>abc</code>.");
+        let two = measured_with(&["abc".into(), "def".into()], false);
+        assert!(
+            two.starts_with("at commits <code>abc</code> and <code>def</code>, with the same listing and measuring code.")
+                && two.contains("changed since"),
+            "{two}"
+        );
+        assert_eq!(measured_with(&[], true), "");
+    }
+
+    #[test]
+    fn the_books_release_sets_name_their_commits() {
+        let root = records::record::repo_root();
+        let data = Data::new(&root, "amd-epyc-2c");
+        let line = set_provenance(&data, "intel-xeon-2c", "ch03-spawns").unwrap();
+        assert!(line.starts_with("at commit <code>"), "{line}");
     }
 
     #[test]

@@ -72,14 +72,6 @@ impl Runner {
         }
     }
 
-    /// Keeps only the cells that `--filter` selects (by experiment, case or variant name).
-    pub fn selected(mut self, cli: &crate::Cli) -> Runner {
-        if !cli.filter.contains(&self.experiment) {
-            self.cells.retain(|c| cli.selects(&c.case, &c.variant));
-        }
-        self
-    }
-
     /// The order of cell indices in repetition `rep` (0-based): a seeded shuffle.
     pub fn order(&self, rep: u32) -> Vec<usize> {
         let mut order: Vec<usize> = (0..self.cells.len()).collect();
@@ -259,27 +251,6 @@ mod tests {
         let b = measured.iter().find(|s| s.variant == "b").unwrap();
         assert_eq!(b.values, vec![1.0, 2.0, 3.0]);
         assert_eq!((b.median, b.min, b.max), (2.0, 1.0, 3.0));
-    }
-
-    #[test]
-    fn filter_keeps_the_selected_cells_and_an_empty_runner_runs_nothing() {
-        use clap::Parser;
-        let cli = crate::Cli::try_parse_from(["x", "--filter", "b"]).unwrap();
-        let r = Runner::new("x", cells(), 1, 1).selected(&cli);
-        assert_eq!(r.cells, vec![Cell::new("0", "b")]);
-        let none = crate::Cli::try_parse_from(["x", "--filter", "zzz"]).unwrap();
-        let whole = crate::Cli::try_parse_from(["x", "--filter", "x"]).unwrap();
-        assert_eq!(
-            Runner::new("x", cells(), 1, 1).selected(&whole).cells.len(),
-            5
-        );
-        let empty = Runner::new("x", cells(), 1, 1).selected(&none);
-        let mut calls = 0;
-        let out = empty.run::<()>(|_, _| {
-            calls += 1;
-            Ok(Measurement::new())
-        });
-        assert_eq!((out.unwrap().len(), calls), (0, 0));
     }
 
     #[test]
