@@ -69,15 +69,19 @@ for dir in listings/*/; do
     step "$name --quick" cargo run -q -p "$name" -- --quick --out "$log/$name.json"
 done
 
-if ! command -v oha >/dev/null 2>&1; then
-    notes+=("oha is not installed: Chapter 7 runs its own generator only\n      (scripts/install-oha.sh adds it)")
-fi
-if ! command -v initdb >/dev/null 2>&1 && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
-    notes+=("PostgreSQL's server is not installed: Chapter 8 cannot run\n      (Debian, Ubuntu: apt-get install postgresql; Fedora: dnf install postgresql-server postgresql-contrib)")
-fi
-if ! command -v strace >/dev/null 2>&1; then
-    notes+=("strace is not installed: Chapter 4's system-call output cannot be rerun")
-fi
+# The programs outside Rust the chapters run, as their manifests name them (`[[needs]]`).
+while IFS=$'\t' read -r program package also_in without; do
+    found=$(command -v "$program" 2>/dev/null)
+    if [ "$also_in" != "-" ]; then
+        for dir in $also_in; do
+            [ -z "$found" ] && [ -x "$dir/$program" ] && found="$dir/$program"
+        done
+    fi
+    if [ -z "$found" ]; then
+        how=$([ "$package" = "-" ] && echo "see the chapter's manifest" || echo "Debian, Ubuntu: apt-get install $package")
+        notes+=("$program is not installed ($how); $without")
+    fi
+done < <(cargo run -q -p book -- chapters --needs)
 
 echo
 echo "preflight took $((SECONDS - started)) s"

@@ -12,12 +12,6 @@ cd "$(dirname "$0")/.."
 # shared disk (a CI run once ran out of it) and save nothing on a build that runs once.
 export CARGO_INCREMENTAL=0
 
-# strace shows Chapter 4's system calls; without it that one output is skipped, with a message.
-if ! command -v strace >/dev/null 2>&1; then
-    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq strace) >/dev/null 2>&1 \
-        || echo "note: strace could not be installed; the output that needs it is skipped"
-fi
-
 # Chromium opens every page of the built book (the browser check) and prints the PDF; poppler-utils
 # reads the PDF back (page numbers, outline). Where they cannot be installed, those steps fail and
 # say why: they never pass unchecked.
@@ -32,17 +26,29 @@ if ! command -v chromium >/dev/null 2>&1 || ! command -v pdftotext >/dev/null 2>
     fi
 fi
 
-# Chapter 8 starts a PostgreSQL server of its own (initdb, postgres; Debian puts them under
-# /usr/lib/postgresql/<version>/bin). Without it, Chapter 8's tests and quick run fail, naming the package.
-if ! command -v initdb >/dev/null 2>&1 && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
-    echo "installing postgresql for Chapter 8"
+# The programs outside Rust that the chapters run, as their manifests name them
+# (listings/*/chapter.toml, `[[needs]]`): each one missing is installed from Debian where Debian has
+# it; without it, the chapter's manifest says what is lost.
+while IFS=$'\t' read -r program package also_in without; do
+    found=$(command -v "$program" 2>/dev/null)
+    if [ "$also_in" != "-" ]; then
+        for dir in $also_in; do
+            [ -z "$found" ] && [ -x "$dir/$program" ] && found="$dir/$program"
+        done
+    fi
+    [ -n "$found" ] && continue
+    if [ "$package" = "-" ]; then
+        echo "note: $program is not installed; $without"
+        continue
+    fi
+    echo "installing $package for $program"
     t0=$SECONDS
-    if (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql) >/dev/null 2>&1; then
+    if (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$package") >/dev/null 2>&1; then
         echo "installed in $((SECONDS - t0))s"
     else
-        echo "error: could not install postgresql (apt-get install postgresql); Chapter 8 will fail"
+        echo "error: could not install $package (apt-get install $package); $without"
     fi
-fi
+done < <(cargo run -q -p book -- chapters --needs)
 
 passed=0
 failed=0
@@ -71,13 +77,6 @@ step() {
     fi
 }
 
-# Chapter 7's `profile` experiment builds the whole service twice more, in two release profiles
-# with LTO: minutes on two cores, more than the rest of the quick runs together. CI's quick run
-# leaves it out (every full run has it); its other experiments all run.
-ch07_quick=(--filter ping --filter allocator --filter counters --filter generators --filter curve
-    --filter overload --filter slow_clients --filter fd_flood --filter shutdown --filter bodies
-    --filter h2c --filter cover)
-
 quick_listings() {
     local tmp
     tmp=$(mktemp -d)
@@ -89,10 +88,10 @@ quick_listings() {
     for dir in listings/*/; do
         local name
         name=$(basename "$dir")
-        local only=()
-        [ "$name" = ch07-axum ] && only=("${ch07_quick[@]}")
-        echo "--- $name --quick ${only[*]}"
-        if "target/debug/$name" --quick --seed 1 "${only[@]}" --out "$tmp/$name.json" >"$tmp/$name.out" \
+        # Quick mode leaves out the experiments a chapter's manifest names as too slow for it
+        # (`quick-skips`: Chapter 7's two LTO builds of its service), each said on stderr.
+        echo "--- $name --quick"
+        if "target/debug/$name" --quick --seed 1 --out "$tmp/$name.json" >"$tmp/$name.out" \
             && cargo run -q -p book -- check "$tmp/$name.json"; then
             tail -n 5 "$tmp/$name.out"
         else

@@ -5,6 +5,7 @@
 //! `#anchor`, an error logged while building.
 
 mod browser;
+mod chapters;
 mod checks;
 mod claims;
 mod doctest;
@@ -85,6 +86,15 @@ enum Command {
     /// before the core moved out of tools/measure, after proving that the move changed no
     /// measuring code; it refuses any other change
     Rehash,
+    /// Each chapter's manifest (listings/*/chapter.toml) in a line
+    Chapters {
+        /// Rewrite the README's table of chapters from the manifests
+        #[arg(long)]
+        readme: bool,
+        /// Print the programs outside Rust the chapters run, tab-separated (for the scripts)
+        #[arg(long, conflicts_with = "readme")]
+        needs: bool,
+    },
     /// The Tokio release matrix (releases/releases.toml): list, lock, run
     #[command(subcommand)]
     Releases(releases::Releases),
@@ -109,6 +119,7 @@ fn main() {
         Command::Check { files } => claims::validate_files(&files),
         Command::History => history::check(&root),
         Command::Rehash => rehash::rehash(&root),
+        Command::Chapters { readme, needs } => chapters::run(&root, readme, needs),
         Command::Releases(cmd) => releases::run(&root, cmd),
     };
     if let Err(e) = result {
@@ -185,6 +196,7 @@ pub fn build(root: &Path, reader: Option<&str>) -> Result<PathBuf> {
         measure::cli::parse_machine_name(name)
             .map_err(|e| anyhow::anyhow!("--machine {name}: {e}"))?;
     }
+    chapters::check(root)?;
     let md = load(root, reader)?;
     checks::includes(&md)?;
     md.build()?;

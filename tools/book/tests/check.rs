@@ -13,7 +13,6 @@ title = "t"
 [preprocessor.measure]
 command = "false"
 reference-machine = "m"
-busy-machine = "m-busy"
 "#;
 
 const CLAIMS: &str = r#"format = 2
@@ -56,6 +55,11 @@ fn workspace() -> tempfile::TempDir {
         ),
         ("listings/ch09-x/src/main.rs", "fn main() {}\n"),
         ("listings/ch09-x/claims.toml", CLAIMS),
+        (
+            "listings/ch09-x/chapter.toml",
+            "title = \"X\"\npages = [\"ch09-x.md\"]\nmachine = \"m\"\ncrates = [\"tokio\"]\n",
+        ),
+        ("src/ch09-x.md", "# X\n"),
         (
             "tools/measure/Cargo.toml",
             "[package]\nname = \"measure\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[dependencies]\nmeasure-core = { path = \"../measure-core\" }\n",

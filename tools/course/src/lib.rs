@@ -1,4 +1,5 @@
-//! The workshop runner's pieces: the exercise list (`course/exercises.toml`), the student's copy
+//! The workshop runner's pieces: the exercises (each chapter's manifest,
+//! `listings/<chapter>/chapter.toml`, `[[exercise]]` and `[predict]`), the student's copy
 //! of a listing (under `course-work/`, which git ignores), and the progress kept beside it.
 //!
 //! A copy is the whole listing crate made into a workspace of its own: its `Cargo.toml` has every
@@ -18,7 +19,8 @@ pub mod rustlings;
 #[serde(deny_unknown_fields)]
 pub struct Exercise {
     pub name: String,
-    /// The chapter: `ch07-axum`.
+    /// The chapter: `ch07-axum` (the manifest's, not written in it).
+    #[serde(skip)]
     pub chapter: String,
     /// The crate the exercise lives in, relative to the repository (default: the chapter's listing).
     #[serde(default)]
@@ -49,7 +51,8 @@ pub struct Exercise {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Predict {
-    /// The chapter: `ch07-axum`.
+    /// The chapter: `ch07-axum` (the manifest's, not written in it).
+    #[serde(skip)]
     pub chapter: String,
     /// The experiment the run keeps (`--filter`).
     pub experiment: String,
@@ -57,40 +60,49 @@ pub struct Predict {
     pub question: String,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct File {
-    exercise: Vec<Exercise>,
-    #[serde(default)]
-    predict: Vec<Predict>,
-}
-
-fn load(root: &Path) -> Result<File> {
-    let path = root.join("course/exercises.toml");
-    let text = std::fs::read_to_string(&path).with_context(|| path.display().to_string())?;
-    toml::from_str(&text).with_context(|| path.display().to_string())
+/// Every chapter's exercises and question, from the chapters' manifests, in chapter order.
+fn load(root: &Path) -> Result<(Vec<Exercise>, Vec<Predict>)> {
+    let (mut exercises, mut predictions) = (Vec::new(), Vec::new());
+    for m in records::chapter::all(root).map_err(anyhow::Error::msg)? {
+        let path = records::chapter::manifest_path(root, &m.name);
+        let within = |what: &str| format!("{}: {what}", path.display());
+        for table in &m.exercise {
+            let mut e: Exercise = table
+                .clone()
+                .try_into()
+                .with_context(|| within("[[exercise]]"))?;
+            e.chapter = m.name.clone();
+            if !e.crate_dir(root).join(&e.edit).is_file() {
+                bail!(
+                    "{}",
+                    within(&format!(
+                        "exercise `{}` edits {}, which does not exist",
+                        e.name, e.edit
+                    ))
+                );
+            }
+            exercises.push(e);
+        }
+        if let Some(table) = &m.predict {
+            let mut p: Predict = table
+                .clone()
+                .try_into()
+                .with_context(|| within("[predict]"))?;
+            p.chapter = m.name.clone();
+            predictions.push(p);
+        }
+    }
+    Ok((exercises, predictions))
 }
 
 /// Each chapter's "predict, then measure" item, in order.
 pub fn predictions(root: &Path) -> Result<Vec<Predict>> {
-    Ok(load(root)?.predict)
+    Ok(load(root)?.1)
 }
 
 /// The exercises, in order.
 pub fn exercises(root: &Path) -> Result<Vec<Exercise>> {
-    let path = root.join("course/exercises.toml");
-    let file = load(root)?;
-    for e in &file.exercise {
-        if !e.crate_dir(root).join(&e.edit).is_file() {
-            bail!(
-                "{}: exercise `{}` edits {}, which does not exist",
-                path.display(),
-                e.name,
-                e.edit
-            );
-        }
-    }
-    Ok(file.exercise)
+    Ok(load(root)?.0)
 }
 
 impl Exercise {

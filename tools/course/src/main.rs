@@ -40,15 +40,16 @@ enum Cmd {
     Rustlings { dir: PathBuf },
 }
 
-/// The checkout the student is in: the nearest folder above the current one that holds
-/// `course/exercises.toml`, else the one this runner was built from. (Two clones that share a
+/// The checkout the student is in: the nearest folder above the current one that holds the
+/// book (`book.toml`, `Cargo.toml` and `listings/`), else the one this runner was built from. (Two clones that share a
 /// target folder run one build of the runner: the place it was built from may be the other.)
 fn root() -> PathBuf {
     let here = std::env::current_dir().ok();
-    let found = here
-        .iter()
-        .flat_map(|d| d.ancestors())
-        .find(|d| d.join("course/exercises.toml").is_file() && d.join("Cargo.toml").is_file());
+    let found = here.iter().flat_map(|d| d.ancestors()).find(|d| {
+        d.join("book.toml").is_file()
+            && d.join("Cargo.toml").is_file()
+            && d.join("listings").is_dir()
+    });
     found.map(Path::to_path_buf).unwrap_or_else(|| {
         Path::new(env!("CARGO_MANIFEST_DIR"))
             .ancestors()

@@ -178,10 +178,17 @@ fn the_runner_works_on_the_checkout_it_is_run_in() {
         std::fs::write(p, text).unwrap();
     };
     write("Cargo.toml", "[workspace]\n");
+    write("book.toml", "[book]\n");
+    write("src/ch09-demo.md", "# Demo\n");
     write("course/crates/demo/src/start.rs", "pub fn demo() {}\n");
     write(
-        "course/exercises.toml",
-        "[[exercise]]\nname = \"only-in-this-clone\"\nchapter = \"ch09-demo\"\n\
+        "listings/ch09-demo/Cargo.toml",
+        "[package]\nname = \"ch09-demo\"\n",
+    );
+    write(
+        "listings/ch09-demo/chapter.toml",
+        "title = \"Demo\"\npages = [\"ch09-demo.md\"]\nmachine = \"m\"\ncrates = [\"tokio\"]\n\n\
+         [[exercise]]\nname = \"only-in-this-clone\"\n\
          dir = \"course/crates/demo\"\ntitle = \"A demo\"\nedit = \"src/start.rs\"\n\
          test = \"exercise\"\nsolution = \"src/solution.rs\"\nhints = [\"one\"]\n",
     );

@@ -3,6 +3,7 @@
 use crate::Directive;
 use measure::claims::{Claims, resolve_case};
 use measure::record::{self, Record, Series};
+use records::chapter::Manifest;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -23,11 +24,13 @@ pub struct Data {
     root: PathBuf,
     /// The machine the book's figures come from (`reference-machine` in book.toml).
     reference: String,
-    /// Chapters measured on another machine (`[preprocessor.measure.chapter-machines]`).
+    /// Each chapter's machine, from its manifest.
     chapter_machines: BTreeMap<String, String>,
+    /// Every chapter's manifest, in chapter order (`records::chapter`).
+    chapters: Vec<Manifest>,
     /// The reader's machine, for a book rendered from their own records (`--machine NAME`).
     reader: Option<String>,
-    /// Display names for metrics (`[preprocessor.measure.metric-names]` in book.toml).
+    /// Display names for metrics: the chapters' manifests' and the noise metrics'.
     metric_names: BTreeMap<String, String>,
     cache: RefCell<HashMap<PathBuf, Rc<Record>>>,
     /// Each record's staleness, once: judging it runs `cargo tree` or reads its release set.
@@ -47,6 +50,8 @@ pub struct Data {
     claim_lists: BTreeMap<String, String>,
     /// The provenance lines the current page has shown (a page says each once).
     provenance_shown: RefCell<BTreeSet<String>>,
+    /// The chapters whose releases the current page has shown (`releases record=`).
+    releases_shown: RefCell<BTreeSet<String>>,
     /// Each chapter's workshop minutes (its `minutes` directive), in page order.
     sessions: Vec<Session>,
 }
@@ -137,6 +142,7 @@ impl Data {
             root: root.to_path_buf(),
             reference: reference.to_string(),
             chapter_machines: BTreeMap::new(),
+            chapters: Vec::new(),
             reader: None,
             metric_names: BTreeMap::new(),
             cache: RefCell::new(HashMap::new()),
@@ -149,6 +155,7 @@ impl Data {
             claim_lists: BTreeMap::new(),
             class_pages: BTreeMap::new(),
             provenance_shown: RefCell::new(BTreeSet::new()),
+            releases_shown: RefCell::new(BTreeSet::new()),
             sessions: Vec::new(),
         }
     }
@@ -197,7 +204,7 @@ impl Data {
                     && d.get("machines").is_none()
                     && d.get("columns").is_none_or(|c| c == "claims")
                 {
-                    for record in d.get("records").unwrap_or_default().split(',') {
+                    for record in self.records_or_all(d.get("records")).unwrap_or_default() {
                         self.class_pages
                             .entry(record.to_string())
                             .or_insert_with(|| html.clone());
@@ -311,9 +318,37 @@ impl Data {
         })
     }
 
-    pub fn with_chapter_machines(mut self, machines: BTreeMap<String, String>) -> Data {
-        self.chapter_machines = machines;
-        self
+    /// Every chapter's manifest: each one's machine and metric names, and the chapters that the
+    /// directives listing "every chapter" list.
+    pub fn with_chapters(mut self, chapters: Vec<Manifest>) -> Result<Data, String> {
+        let mut names = records::chapter::metric_names(&chapters)?;
+        for (metric, name) in records::noise::DISPLAY_NAMES {
+            names.insert(metric.to_string(), name.to_string());
+        }
+        self.metric_names = names;
+        self.chapter_machines = chapters
+            .iter()
+            .map(|m| (m.name.clone(), m.machine.clone()))
+            .collect();
+        self.chapters = chapters;
+        Ok(self)
+    }
+
+    /// Every chapter's manifest, in chapter order.
+    pub fn chapters(&self) -> &[Manifest] {
+        &self.chapters
+    }
+
+    /// A list of records as a directive gives it (`records=a,b`), else every chapter's; an
+    /// error when there is neither.
+    pub fn records_or_all(&self, given: Option<&str>) -> Result<Vec<String>, String> {
+        match given {
+            Some(list) => Ok(list.split(',').map(str::to_string).collect()),
+            None if self.chapters.is_empty() => Err(
+                "no chapter has a manifest (listings/*/chapter.toml): name the records, records=ch01-blocking,ch02-mutexes".into(),
+            ),
+            None => Ok(self.chapters.iter().map(|m| m.name.clone()).collect()),
+        }
     }
 
     /// Renders from the reader's machine where it has a record (`--machine NAME`).
@@ -390,6 +425,12 @@ impl Data {
     /// A new page begins: its tables say their provenance again, once.
     pub fn new_page(&self) {
         self.provenance_shown.borrow_mut().clear();
+        self.releases_shown.borrow_mut().clear();
+    }
+
+    /// Notes that the current page shows `record`'s releases; false if it did already.
+    pub fn show_releases(&self, record: &str) -> bool {
+        self.releases_shown.borrow_mut().insert(record.to_string())
     }
 
     /// Records the page just rendered took from the reference machine; clears the list.
@@ -470,7 +511,7 @@ impl Data {
     }
 
     /// How a value of `dim` is shown in a header or legend: variants as code, metrics by their
-    /// display name when book.toml gives one.
+    /// display name where a chapter's manifest gives one.
     pub fn label(&self, dim: Dim, v: &str) -> String {
         match dim {
             Dim::Variant => format!("<code>{}</code>", crate::esc(v)),

@@ -60,13 +60,15 @@ impl Preprocessor for Measure {
                 "book.toml: [preprocessor.measure] needs `reference-machine = \"<folder under data/>\"`"
             );
         };
-        let table = |key: &str| -> anyhow::Result<BTreeMap<String, String>> {
-            Ok(ctx
-                .config
-                .get(&config(key))
-                .map_err(|e| anyhow::anyhow!("book.toml: [preprocessor.measure.{key}]: {e}"))?
-                .unwrap_or_default())
-        };
+        // What each chapter's manifest now says once (records::chapter).
+        for moved in ["metric-names", "chapter-machines", "busy-machine"] {
+            let present: Option<toml::Value> = ctx.config.get(&config(moved)).ok().flatten();
+            if present.is_some() {
+                bail!(
+                    "book.toml: [preprocessor.measure] `{moved}` is now said once per chapter, in listings/<chapter>/chapter.toml (machine, metric-names); remove it here"
+                );
+            }
+        }
         let allowed: Vec<lint::Allowed> = ctx
             .config
             .get(&config("allowed-numbers"))
@@ -91,9 +93,10 @@ impl Preprocessor for Measure {
                 pages.push((path.display().to_string(), number, ch.content.clone()));
             }
         });
+        let chapters = records::chapter::all(&ctx.root).map_err(|e| anyhow::anyhow!(e))?;
         let data = Data::new(&ctx.root, &reference)
-            .with_metric_names(table("metric-names")?)
-            .with_chapter_machines(table("chapter-machines")?)
+            .with_chapters(chapters)
+            .map_err(|e| anyhow::anyhow!(e))?
             .with_reader(self.reader.clone())
             .with_labels(&pages)
             .and_then(|d| d.with_sessions(&pages))

@@ -1542,12 +1542,7 @@ fn history(data: &Data, d: &Directive) -> Result<String, String> {
 /// The title page's list: which machine each chapter's figures come from.
 fn machines(data: &Data, d: &Directive) -> Result<String, String> {
     d.check_keys(&["records"])?;
-    let records: Vec<String> = match d.get("records") {
-        Some(list) => list.split(',').map(str::to_string).collect(),
-        None => {
-            return Err("name the chapters' records: records=ch01-blocking,ch02-mutexes".into());
-        }
-    };
+    let records = data.records_or_all(d.get("records"))?;
     let mut html = String::from(
         "<table class=\"measure machines\"><thead><tr><th>chapter</th><th>machine</th><th>CPU</th><th>measured</th><th>noise (median, of a core)</th></tr></thead><tbody>",
     );
@@ -1821,13 +1816,13 @@ fn runtime(data: &Data, d: &Directive) -> Result<String, String> {
     ))
 }
 
-/// A course exercise's hints, one per folded block, from `course/exercises.toml` (what
+/// A course exercise's hints, one per folded block, from its chapter's manifest (what
 /// `cargo run -p course -- hint NAME` shows), with the runner's commands for it.
 fn hints(data: &Data, d: &Directive) -> Result<String, String> {
     d.check_keys(&["exercise"])?;
     let name = d
         .get("exercise")
-        .ok_or("missing exercise=NAME (from course/exercises.toml)")?;
+        .ok_or("missing exercise=NAME (an [[exercise]] of a chapter's chapter.toml)")?;
     let all = course::exercises(data.root()).map_err(|e| format!("{e:#}"))?;
     let exercise = course::find(&all, name).map_err(|e| format!("{e:#}"))?;
     let hints = &exercise.hints;
@@ -1940,11 +1935,15 @@ fn schedule(data: &Data, d: &Directive) -> Result<String, String> {
         })
         .transpose()?
         .unwrap_or_default();
-    let chapters: Vec<&str> = d
-        .get("chapters")
-        .ok_or("missing chapters=ch01-blocking,...")?
-        .split(',')
-        .collect();
+    // Without `chapters=`, every chapter whose page states its minutes; the rest are named
+    // under the schedule, so that a new chapter shows up before it has a slot.
+    let (chapters, unscheduled): (Vec<String>, Vec<String>) = match d.get("chapters") {
+        Some(_) => (data.records_or_all(d.get("chapters"))?, Vec::new()),
+        None => data
+            .records_or_all(None)?
+            .into_iter()
+            .partition(|r| data.session(r).is_ok()),
+    };
     let clock = |m: u32| format!("{}:{:02}", m / 60, m % 60);
     let mut rows = Vec::new();
     let (mut at, mut since_break, mut next_break) = (0u32, 0u32, breaks.iter());
@@ -2010,13 +2009,32 @@ fn schedule(data: &Data, d: &Directive) -> Result<String, String> {
             "this schedule takes {at} min, more than its length={length}: drop a chapter or shorten the chapters' minutes"
         ));
     }
+    let waiting = if unscheduled.is_empty() {
+        String::new()
+    } else {
+        let names: Vec<String> = unscheduled
+            .iter()
+            .map(|r| {
+                let title = data
+                    .chapters()
+                    .iter()
+                    .find(|m| m.name == *r)
+                    .map_or(r.clone(), |m| chapter_heading(r, &m.title));
+                esc(&title)
+            })
+            .collect();
+        format!(
+            "<p class=\"schedule-waiting\">Not in a schedule yet, since its page states no workshop minutes: {}.</p>\n",
+            names.join("; ")
+        )
+    };
     Ok(format!(
-        "<table class=\"measure schedule\"><thead><tr><th>at</th><th>session and its exercises</th><th>min</th><th>run: the full run (live or before class), and one repetition</th></tr></thead><tbody>{}</tbody></table>\n<p class=\"schedule-total\">{at} of {length} minutes.</p>\n",
+        "<table class=\"measure schedule\"><thead><tr><th>at</th><th>session and its exercises</th><th>min</th><th>run: the full run (live or before class), and one repetition</th></tr></thead><tbody>{}</tbody></table>\n<p class=\"schedule-total\">{at} of {length} minutes.</p>\n{waiting}",
         rows.join("")
     ))
 }
 
-/// A schedule slot's exercises, from `course/exercises.toml`: the chapter's fix-it exercise (its
+/// A schedule slot's exercises, from the chapter's manifest: its fix-it exercise (its
 /// name, what the course runner calls it) and its predict-then-measure question, with the run
 /// that answers it and how long that measures. A chapter without either, or a question whose
 /// experiment the chapter's record lacks, fails the build.
@@ -2027,11 +2045,11 @@ fn slot_exercises(data: &Data, record: &str, rec: Option<&Record>) -> Result<Str
     let predicts: Vec<&course::Predict> = predicts.iter().filter(|p| p.chapter == record).collect();
     if fixes.is_empty() || predicts.is_empty() {
         return Err(format!(
-            "course/exercises.toml has no {} for `{record}`: a chapter in a workshop's schedule needs both, its fix-it exercise ([[exercise]]) and its predict-then-measure question ([[predict]])",
+            "listings/{record}/chapter.toml has no {}: a chapter in a workshop's schedule needs both, its fix-it exercise ([[exercise]]) and its predict-then-measure question ([predict])",
             if fixes.is_empty() {
                 "[[exercise]]"
             } else {
-                "[[predict]]"
+                "[predict]"
             }
         ));
     }
@@ -2052,7 +2070,7 @@ fn slot_exercises(data: &Data, record: &str, rec: Option<&Record>) -> Result<Str
                     known.sort();
                     known.dedup();
                     return Err(format!(
-                        "course/exercises.toml: the predict-then-measure question of `{record}` runs experiment `{}`, which its record does not have; it has {}",
+                        "listings/{record}/chapter.toml: the predict-then-measure question runs experiment `{}`, which its record does not have; it has {}",
                         p.experiment,
                         list(&known)
                     ));
@@ -2075,26 +2093,6 @@ fn slot_exercises(data: &Data, record: &str, rec: Option<&Record>) -> Result<Str
     ))
 }
 
-const DEFAULT_CRATES: &[&str] = &[
-    "mdbook-driver",
-    "tokio",
-    "rayon",
-    "parking_lot",
-    "arc-swap",
-    "tokio-metrics",
-    "futures-util",
-    "hdrhistogram",
-    "argon2",
-    "axum",
-    "tower-http",
-    "kanal",
-    "crossbeam-channel",
-    "flume",
-    "async-channel",
-    "mimalloc",
-    "serde_json",
-];
-
 fn versions(data: &Data, d: &Directive) -> Result<String, String> {
     d.check_keys(&["crates"])?;
     let locked = locked_versions(data.root())?;
@@ -2108,9 +2106,20 @@ fn versions(data: &Data, d: &Directive) -> Result<String, String> {
                 .map(str::to_string)
         })
         .ok_or("rust-toolchain.toml has no [toolchain] channel")?;
-    let wanted: Vec<&str> = d
-        .get("crates")
-        .map_or(DEFAULT_CRATES.to_vec(), |c| c.split(',').collect());
+    // The book's own renderer, then each chapter's crates as its manifest lists them.
+    let mut wanted: Vec<&str> = vec!["mdbook-driver"];
+    match d.get("crates") {
+        Some(c) => wanted = c.split(',').collect(),
+        None => {
+            for m in data.chapters() {
+                for c in &m.crates {
+                    if !wanted.contains(&c.as_str()) {
+                        wanted.push(c);
+                    }
+                }
+            }
+        }
+    }
     let mut html = format!(
         "<table class=\"measure versions\"><thead><tr><th>component</th><th>version</th></tr></thead><tbody><tr><td>Rust toolchain</td><td>{}</td></tr>",
         esc(&toolchain)
@@ -2122,10 +2131,7 @@ fn versions(data: &Data, d: &Directive) -> Result<String, String> {
                 esc(name),
                 esc(v)
             )),
-            None if d.get("crates").is_some() => {
-                return Err(format!("`{name}` is not in Cargo.lock"));
-            }
-            None => {}
+            None => return Err(format!("`{name}` is not in Cargo.lock")),
         }
     }
     html.push_str("</tbody></table>\n");

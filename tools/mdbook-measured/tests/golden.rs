@@ -8,8 +8,12 @@ fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
 }
 
+/// The fixtures' records, with their chapters' manifests (`listings/*/chapter.toml`).
 fn data() -> Data {
+    let chapters = records::chapter::all(&fixtures()).unwrap();
     Data::new(&fixtures(), "test-machine")
+        .with_chapters(chapters)
+        .unwrap()
 }
 
 #[test]
@@ -336,7 +340,7 @@ fn a_schedule_adds_the_chapters_minutes_and_breaks_and_refuses_to_overrun() {
         "{html}"
     );
     assert!(html.contains("120 of 120 minutes"), "{html}");
-    // Each slot names its exercises from course/exercises.toml: the fix-it exercise by the name
+    // Each slot names its exercises from its chapter's manifest: the fix-it exercise by the name
     // the course runner knows, the predict-then-measure question with the run that answers it.
     assert!(
         html.contains("<li>fix it: <code>demo-fix</code> (Fix the demo)</li>"),
@@ -360,7 +364,7 @@ fn a_schedule_adds_the_chapters_minutes_and_breaks_and_refuses_to_overrun() {
     )]);
     let e = expand(&bare, "{{#measure schedule length=300 chapters=ch97-bare}}").unwrap_err();
     assert!(
-        e.contains("course/exercises.toml has no [[exercise]] for `ch97-bare`"),
+        e.contains("listings/ch97-bare/chapter.toml has no [[exercise]]"),
         "{e}"
     );
     let e = expand(
@@ -561,7 +565,7 @@ fn an_exercise_shows_its_hints_from_the_course() {
     );
     let e = expand(&data(), "{{#measure hints exercise=nope}}").unwrap_err();
     assert!(
-        e.contains("no exercise `nope`; the exercises are: demo-fix"),
+        e.contains("no exercise `nope`; the exercises are: wide-fix, demo-fix"),
         "{e}"
     );
 }
@@ -694,7 +698,7 @@ fn copy_tree(from: &Path, to: &Path) {
 fn a_predict_question_whose_experiment_the_record_lacks_fails_the_schedule() {
     let dir = tempfile::tempdir().unwrap();
     copy_tree(&fixtures(), dir.path());
-    let toml = dir.path().join("course/exercises.toml");
+    let toml = dir.path().join("listings/ch99-demo/chapter.toml");
     let text = std::fs::read_to_string(&toml).unwrap();
     std::fs::write(
         &toml,

@@ -103,6 +103,8 @@ impl<'a> Experiment<'a> {
 /// A run in preparation: the parameters are set, then [`Harness::run`] takes the experiments.
 pub struct Harness {
     chapter: Chapter,
+    /// The chapter's manifest (`listings/<chapter>/chapter.toml`), where the listing has one.
+    manifest: Option<records::chapter::Manifest>,
     cli: Cli,
     machine: Machine,
     claims: Claims,
@@ -162,6 +164,13 @@ impl Harness {
                 std::process::exit(2);
             }
         }
+        let manifest = match manifest_for(&chapter) {
+            Ok(m) => m,
+            Err(e) => {
+                eprintln!("error: {e}");
+                std::process::exit(2);
+            }
+        };
         let seed = cli.seed();
         let reps = cli.reps_or(chapter.full_reps);
         eprintln!(
@@ -179,6 +188,7 @@ impl Harness {
         );
         Harness {
             chapter,
+            manifest,
             cli,
             machine,
             claims,
@@ -234,6 +244,13 @@ impl Harness {
     }
 
     fn run_inner(mut self, experiments: Vec<Experiment<'_>>) -> Result<(), (i32, String)> {
+        let skips = self
+            .manifest
+            .as_ref()
+            .map_or(&[][..], |m| &m.quick_skips[..]);
+        let quick = self.cli.quick && self.cli.filter.is_empty();
+        let experiments =
+            leave_out_slow(experiments, skips, quick, self.chapter.name).map_err(|e| (2, e))?;
         let all_cells: Vec<(String, Vec<Cell>)> = experiments
             .iter()
             .map(|e| (e.name.clone(), e.cells.clone()))
@@ -386,6 +403,56 @@ impl Harness {
         );
         print!("{}", report::render_noise(record));
     }
+}
+
+/// The experiments to run: in quick mode without `--filter` (`quick`), all but those the
+/// manifest's `quick-skips` name (each said on stderr, with why); a skip naming no experiment is
+/// an error.
+fn leave_out_slow<'a>(
+    experiments: Vec<Experiment<'a>>,
+    skips: &[records::chapter::QuickSkip],
+    quick: bool,
+    chapter: &str,
+) -> Result<Vec<Experiment<'a>>, String> {
+    let mut out = experiments;
+    for skip in skips {
+        if !out.iter().any(|e| e.name == skip.experiment) {
+            return Err(format!(
+                "chapter.toml: quick-skips names `{}`, which is no experiment of {chapter}",
+                skip.experiment
+            ));
+        }
+        if quick {
+            eprintln!(
+                "quick mode leaves out `{}`: {} (--filter {} runs it)",
+                skip.experiment, skip.why, skip.experiment
+            );
+            out.retain(|e| e.name != skip.experiment);
+        }
+    }
+    Ok(out)
+}
+
+/// The listing's manifest, checked against what its `Chapter` says of the same things; `None`
+/// where the listing has none (a copy outside the book).
+fn manifest_for(chapter: &Chapter) -> Result<Option<records::chapter::Manifest>, String> {
+    let path = Path::new(chapter.listing_dir).join(records::chapter::FILE);
+    if !path.is_file() {
+        return Ok(None);
+    }
+    let m = records::chapter::read(&path, chapter.name)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut said: Vec<&str> = chapter.crates.to_vec();
+    let mut listed: Vec<&str> = m.crates.iter().map(String::as_str).collect();
+    said.sort();
+    listed.sort();
+    if m.title != chapter.title || said != listed {
+        return Err(format!(
+            "listings/{0}/chapter.toml and the listing's CHAPTER disagree: title {1:?} and {2:?}, crates {listed:?} and {said:?}; one of them is out of date",
+            chapter.name, m.title, chapter.title
+        ));
+    }
+    Ok(Some(m))
 }
 
 fn parse_cli(chapter: &Chapter, args: impl IntoIterator<Item = std::ffi::OsString>) -> Cli {
@@ -622,6 +689,63 @@ mod tests {
             Ok(Measurement::new())
         });
         assert_eq!((out.unwrap().len(), calls), (0, 0));
+    }
+
+    #[test]
+    fn quick_mode_leaves_out_the_slow_experiments_the_manifest_names() {
+        let experiments = || {
+            ["fast", "profile"]
+                .into_iter()
+                .map(|n| Experiment::new(n, vec![Cell::new(1, "v")], |_, _| Ok(Measurement::new())))
+                .collect::<Vec<_>>()
+        };
+        let skips = [records::chapter::QuickSkip {
+            experiment: "profile".into(),
+            why: "minutes".into(),
+        }];
+        let names = |e: Vec<Experiment>| e.into_iter().map(|e| e.name).collect::<Vec<_>>();
+        let quick = leave_out_slow(experiments(), &skips, true, "ch99-demo").unwrap();
+        assert_eq!(names(quick), ["fast"]);
+        let full = leave_out_slow(experiments(), &skips, false, "ch99-demo").unwrap();
+        assert_eq!(names(full), ["fast", "profile"]);
+        let typo = [records::chapter::QuickSkip {
+            experiment: "profiel".into(),
+            why: "minutes".into(),
+        }];
+        let e = leave_out_slow(experiments(), &typo, true, "ch99-demo")
+            .err()
+            .unwrap();
+        assert!(e.contains("profiel") && e.contains("ch99-demo"), "{e}");
+    }
+
+    #[test]
+    fn a_manifest_that_disagrees_with_the_chapter_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let listing = dir.path().join("listings/ch99-demo");
+        std::fs::create_dir_all(&listing).unwrap();
+        std::fs::write(
+            listing.join(records::chapter::FILE),
+            "title = \"A demo\"\npages = [\"ch99-demo.md\"]\nmachine = \"m\"\ncrates = [\"tokio\"]\n",
+        )
+        .unwrap();
+        let dir_str: &'static str = Box::leak(listing.display().to_string().into_boxed_str());
+        let chapter = Chapter {
+            listing_dir: dir_str,
+            crates: &["tokio"],
+            ..CHAPTER
+        };
+        assert!(manifest_for(&chapter).unwrap().is_some());
+        let other = Chapter {
+            crates: &["tokio", "rayon"],
+            ..chapter
+        };
+        let e = manifest_for(&other).unwrap_err();
+        assert!(e.contains("disagree") && e.contains("rayon"), "{e}");
+        let elsewhere = Chapter {
+            listing_dir: "/nonexistent",
+            ..chapter
+        };
+        assert!(manifest_for(&elsewhere).unwrap().is_none());
     }
 
     #[test]

@@ -8,6 +8,7 @@
 //! way: `format` ← `claims` ← `report`. Nothing here runs before a record's values are final, so
 //! changing this crate makes no record stale (see [`freshness`]).
 
+pub mod chapter;
 pub mod claims;
 pub mod format;
 pub mod freshness;

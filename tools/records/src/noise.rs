@@ -14,6 +14,14 @@ pub const OTHERS: &str = "noise_others";
 /// `noise_others` counts them; [`crate::report::cell_noise`] takes them out again.
 pub const OWN_SERVERS: &str = "noise_own_servers";
 
+/// How tables, legends and axes name the noise metrics (a chapter names its own metrics in its
+/// manifest, `crate::chapter`).
+pub const DISPLAY_NAMES: [(&str, &str); 3] = [
+    (STEAL, "steal (of a core)"),
+    (OTHERS, "other processes (of a core)"),
+    (OWN_SERVERS, "own servers (of a core)"),
+];
+
 /// Whether a metric is one of the noise metrics (hidden from results tables unless asked for).
 pub fn is_noise_metric(metric: &str) -> bool {
     metric == STEAL || metric == OTHERS || metric == OWN_SERVERS

@@ -424,73 +424,22 @@ pub fn record_path(root: &Path, machine: &str, chapter: &str) -> PathBuf {
         .join(format!("{chapter}.json"))
 }
 
-/// `[preprocessor.measure]` in book.toml.
-fn measure_settings(root: &Path) -> Option<toml::Table> {
-    let text = std::fs::read_to_string(root.join("book.toml")).ok()?;
-    let mut doc: toml::Table = text.parse().ok()?;
-    match doc.remove("preprocessor")?.get("measure")? {
-        toml::Value::Table(t) => Some(t.clone()),
-        _ => None,
-    }
-}
-
-/// The machine `[preprocessor.measure.chapter-machines]` gives a chapter, if any.
-fn chapter_machine(measure: &toml::Table, chapter: &str) -> Option<String> {
-    let machine = measure.get("chapter-machines")?.get(chapter)?.as_str()?;
-    Some(machine.to_string())
-}
-
-/// The machine a chapter's figures in the book come from, as book.toml names it:
-/// `[preprocessor.measure.chapter-machines]` for that chapter, else `reference-machine`.
+/// The machine a chapter's figures in the book come from: its manifest's `machine`
+/// (`crate::chapter`). `None` without a readable manifest.
 pub fn reference_machine(root: &Path, chapter: &str) -> Option<String> {
-    let measure = measure_settings(root)?;
-    chapter_machine(&measure, chapter)
-        .or_else(|| Some(measure.get("reference-machine")?.as_str()?.to_string()))
+    crate::chapter::load(root, chapter).ok().map(|m| m.machine)
 }
 
-/// The machine a chapter's busy-neighbour record comes from: `<its machine>-busy` for a
-/// chapter measured on a machine of its own (`chapter-machines`), else `busy-machine`.
+/// The machine a chapter's busy-neighbour record comes from: `<its machine>-busy`.
 pub fn busy_machine_for(root: &Path, chapter: &str) -> Option<String> {
-    let measure = measure_settings(root)?;
-    match chapter_machine(&measure, chapter) {
-        Some(machine) => Some(format!("{machine}-busy")),
-        None => Some(measure.get("busy-machine")?.as_str()?.to_string()),
-    }
-}
-
-/// The machine book.toml names as the reference machine with a busy neighbour, if any.
-pub fn busy_machine(root: &Path) -> Option<String> {
-    Some(
-        measure_settings(root)?
-            .get("busy-machine")?
-            .as_str()?
-            .to_string(),
-    )
+    crate::chapter::load(root, chapter)
+        .ok()
+        .map(|m| m.busy_machine())
 }
 
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-
-    #[test]
-    fn a_chapter_machine_has_its_own_busy_record() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(
-            dir.path().join("book.toml"),
-            "[preprocessor.measure]\nreference-machine = \"m\"\nbusy-machine = \"m-busy\"\n\
-             [preprocessor.measure.chapter-machines]\nch07 = \"other\"\n",
-        )
-        .unwrap();
-        let root = dir.path();
-        assert_eq!(reference_machine(root, "ch01").as_deref(), Some("m"));
-        assert_eq!(reference_machine(root, "ch07").as_deref(), Some("other"));
-        assert_eq!(busy_machine_for(root, "ch01").as_deref(), Some("m-busy"));
-        assert_eq!(
-            busy_machine_for(root, "ch07").as_deref(),
-            Some("other-busy")
-        );
-        assert_eq!(busy_machine(root).as_deref(), Some("m-busy"));
-    }
 
     pub(crate) fn sample_with(params: &[(&str, f64)], series: &[SketchCell]) -> Record {
         Record::sketch("ch00-test", "test-machine", params, series)

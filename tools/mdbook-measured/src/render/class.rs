@@ -11,11 +11,7 @@ use super::*;
 /// column per machine instead.
 pub(super) fn class(data: &Data, d: &Directive) -> Result<String, String> {
     d.check_keys(&["records", "columns", "machines"])?;
-    let records: Vec<&str> = d
-        .get("records")
-        .ok_or("name the chapters' records: records=ch01-blocking,ch02-mutexes")?
-        .split(',')
-        .collect();
+    let records = data.records_or_all(d.get("records"))?;
     let all = data.measured_machines();
     if all.is_empty() {
         return Err("no machine folders under data/".into());

@@ -158,10 +158,35 @@ pub(super) fn release_list(data: &Data, d: &Directive) -> Result<String, String>
     Ok(html)
 }
 
-/// One chapter's conclusions on every release, then the changes between releases.
+/// One chapter's conclusions on every release, then the changes between releases; without
+/// `record=`, a section for each chapter the page has not shown yet, so that a new chapter
+/// appears on the page before anyone writes about it there.
 pub(super) fn releases_table(data: &Data, d: &Directive) -> Result<String, String> {
     d.check_keys(&["record", "machine"])?;
-    let record = d.get("record").ok_or("missing record=<chapter>")?;
+    let Some(record) = d.get("record") else {
+        let mut md = String::new();
+        for m in data.chapters() {
+            if data.show_releases(&m.name) {
+                md.push_str(&format!(
+                    "\n\n## Chapter {}: {} {{#releases-{}}}\n\n",
+                    m.number().unwrap_or_default(),
+                    m.title,
+                    m.name
+                ));
+                md.push_str(&chapter_releases(data, d, &m.name)?);
+            }
+        }
+        return Ok(md);
+    };
+    if !data.show_releases(record) {
+        return Err(format!(
+            "the releases of `{record}` are on this page already"
+        ));
+    }
+    chapter_releases(data, d, record)
+}
+
+fn chapter_releases(data: &Data, d: &Directive, record: &str) -> Result<String, String> {
     let m = Matrix::load(data, d, Some(record))?;
     let claims = data.claims(record)?;
     let states: Vec<OnRelease> = m
@@ -177,10 +202,14 @@ pub(super) fn releases_table(data: &Data, d: &Directive) -> Result<String, Strin
             .filter(|(_, s)| !matches!(s, OnRelease::Skipped(_)))
             .map(|(r, _)| r.tokio.as_str())
             .collect();
-        let mut html = format!(
-            "<p class=\"releases-none\">Not measured on any release yet; it builds on {}.</p>\n",
-            esc(&built.join(", "))
-        );
+        let mut html = if built.is_empty() {
+            "<p class=\"releases-none\">No release of the matrix builds it.</p>\n".to_string()
+        } else {
+            format!(
+                "<p class=\"releases-none\">Not measured on any release yet; it builds on {}.</p>\n",
+                esc(&built.join(", "))
+            )
+        };
         html.push_str(&skipped_html(&m, &states));
         return Ok(html);
     }
