@@ -61,7 +61,8 @@ use serde::Deserialize;
 
 pub use crate::verdict::Verdict;
 
-/// Records on which a claim fails, for the chapters' claims tests.
+/// Records on which a claim fails, for the claims test on the book's records
+/// (`tools/records/tests/chapters.rs`).
 pub mod fixtures;
 
 /// The only `format` this parser reads: structured histories, invariants apart.
