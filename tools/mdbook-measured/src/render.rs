@@ -1144,11 +1144,32 @@ fn claim_notes(
     rec: &Record,
 ) -> Vec<String> {
     let mut notes = Vec::new();
+    // A pattern's cells differ from record to record: the pattern as written, and how many
+    // cells it read on this one (the bound counts them too: "in each of 31").
+    let patterns: Vec<String> = c
+        .cells()
+        .iter()
+        .filter(|cell| cell.is_pattern())
+        .map(|cell| format!("<code>{}</code>", esc(&cell.to_string())))
+        .collect();
+    if !patterns.is_empty() {
+        let read = match c.cells_on(rec) {
+            Ok(cells) => format!(", {} on this run", count_cells(cells.len())),
+            Err(_) => String::new(),
+        };
+        notes.push(format!(
+            "cells: every one matching {}{read}",
+            patterns.join(", ")
+        ));
+    }
     let how = c
         .failure(outcome)
         .map(|f| esc(&f.text()))
         .unwrap_or_default();
-    let rerun = format!("rerun: <code>{}</code>", esc(&rerun_command(record, c)));
+    let rerun = format!(
+        "rerun: <code>{}</code>",
+        esc(&rerun_command(record, c, rec))
+    );
     match outcome.verdict {
         Verdict::NotShown => {
             notes.push(format!("{how} ({}); {rerun}", esc(&outcome.decide_text())))
@@ -1303,14 +1324,10 @@ fn count_cells(n: usize) -> String {
     }
 }
 
-/// The command that reruns the experiments a claim reads; its report judges the claim again
-/// (no `--save`: a filtered run would replace the machine's whole record).
-fn rerun_command(record: &str, c: &measure::claims::Claim) -> String {
-    let mut experiments: Vec<&str> = c
-        .cells()
-        .iter()
-        .map(|cell| cell.experiment.as_str())
-        .collect();
+/// The command that reruns the experiments a claim reads on `rec`; its report judges the claim
+/// again (no `--save`: a filtered run would replace the machine's whole record).
+fn rerun_command(record: &str, c: &measure::claims::Claim, rec: &Record) -> String {
+    let mut experiments = c.experiments_on(rec);
     experiments.sort_unstable();
     experiments.dedup();
     let filters: String = experiments

@@ -621,6 +621,11 @@ fn claims_link_to_their_chapters_list_which_shows_each_verdict_without_a_mouse()
         "{listed}"
     );
     assert!(listed.contains("; claim: ≥ "), "{listed}");
+    // A claim over a pattern: counted on the record in its bound, the pattern named beside it.
+    assert!(
+        listed.contains("invariant: ≥ 30 ms in each of 2</span><span class=\"depends\">cells: every one matching <code>demo/1/*/heavy_job</code>, 2 cells on this run"),
+        "{listed}"
+    );
     assert!(listed.contains("On test-machine: "), "{listed}");
     assert!(listed.contains(" conclusions held."), "{listed}");
     assert!(book.unlisted_claims().is_empty());

@@ -35,6 +35,16 @@
 //! (`$workers`, `2*$workers`). `quiet = true` marks a conclusion that needs a quiet machine:
 //! beside a busy neighbour it may be refuted without failing the book's check.
 //!
+//! In the lists of `each`, `spread` and `among`, a cell may be a pattern: `*` in place of the
+//! experiment, the case or the variant stands for every one the judged record has
+//! (`"*/*/*/storage_bytes"`, `"small_files/$small_files/*/us_per_file"`). `*` is a whole part,
+//! never part of a name, and the metric is always named. A pattern is resolved on each record
+//! ([`Claim::cells_on`]) into the cells it matches there, in the record's order; one that matches
+//! no cell the claim does not already read leaves the claim not checked on that record, never
+//! held. In `among`, a pattern leaves out the claim's own cell. Where a claim is judged, its
+//! bound counts the cells it read there ("≤ 1 MiB in each of 31"); without a record, it shows
+//! the patterns as written.
+//!
 //! An `[[invariant]]` takes the same keys but holds by construction (no message lost, two read
 //! calls per file, a quota that shrinks `available_parallelism` to 1): it must hold in every
 //! repetition of every run, and a run where one does not is a bug, so the run saves nothing. The
@@ -51,7 +61,8 @@ use serde::Deserialize;
 
 pub use crate::verdict::Verdict;
 
-/// Records on which a claim fails, for the chapters' claims tests.
+/// Records on which a claim fails, for the claims test on the book's records
+/// (`tools/records/tests/chapters.rs`).
 pub mod fixtures;
 
 /// The only `format` this parser reads: structured histories, invariants apart.
@@ -309,8 +320,21 @@ impl Claim {
         {
             return Err("give both bounds with a time unit, or neither".into());
         }
-        let cell = |s: &str| CellRef::parse(s);
-        let cells = |v: &[String]| v.iter().map(|s| cell(s)).collect::<Result<Vec<_>, _>>();
+        // One cell is named; a list (`each`, `spread`, `among`) may hold patterns.
+        let cell = |s: &str| {
+            let c = CellRef::parse(s)?;
+            if c.is_pattern() {
+                return Err(format!(
+                    "cell `{s}`: a pattern (`*`) stands only in the lists of `each`, `spread` and `among`; name the one cell"
+                ));
+            }
+            Ok(c)
+        };
+        let cells = |v: &[String]| {
+            v.iter()
+                .map(|s| CellRef::parse(s))
+                .collect::<Result<Vec<_>, _>>()
+        };
         let among = || -> Result<Vec<CellRef>, String> {
             match &raw.among {
                 Some(v) if !v.is_empty() => cells(v),
@@ -338,10 +362,12 @@ impl Claim {
             tests.push(Test::RatioToLowest(cell(a)?, among()?, bound.clone()));
         }
         if let Some(v) = &raw.spread {
-            if v.len() < 2 {
+            let v = cells(v)?;
+            // A pattern's cells are counted on each record (`Claim::cells_on`).
+            if v.len() < 2 && !v.iter().any(CellRef::is_pattern) {
                 return Err("`spread` needs two or more cells".into());
             }
-            tests.push(Test::Spread(cells(v)?, bound.clone()));
+            tests.push(Test::Spread(v, bound.clone()));
         }
         if let Some(v) = &raw.each {
             if v.is_empty() {
@@ -454,7 +480,8 @@ impl Claim {
             .or(self.added.as_deref())
     }
 
-    /// The cells the claim reads.
+    /// The cells the claim names, as written: a case may be `$param`, a cell of a list a pattern
+    /// ([`Claim::cells_on`] gives the cells it reads on a record).
     pub fn cells(&self) -> Vec<&CellRef> {
         match &self.test {
             Test::Ratio(a, b, _) => vec![a, b],
@@ -465,6 +492,64 @@ impl Claim {
             }
             Test::Spread(cells, _) | Test::Each(cells, _) => cells.iter().collect(),
         }
+    }
+
+    /// The cells the claim reads on `rec`, in [`Claim::cells`]'s order: every case resolved
+    /// (`$workers` becomes `2`), every pattern replaced by the cells of `rec` it matches, in the
+    /// record's order, less those the claim already reads (in `among`, its own cell). An error
+    /// names a case the record cannot resolve, or a pattern that adds no cell there: a claim
+    /// about nothing is not checked, never held.
+    pub fn cells_on(&self, rec: &Record) -> Result<Vec<CellRef>, String> {
+        let mut out: Vec<CellRef> = Vec::new();
+        for c in self.cells() {
+            if !c.is_pattern() {
+                out.push(c.resolved(rec)?);
+                continue;
+            }
+            let matched = c.matches_in(rec)?;
+            if matched.is_empty() {
+                return Err(format!(
+                    "the pattern {c} matches no cell of the run (a filtered or --quick run measures fewer cells)"
+                ));
+            }
+            let new: Vec<CellRef> = matched.into_iter().filter(|m| !out.contains(m)).collect();
+            if new.is_empty() {
+                return Err(format!(
+                    "the pattern {c} matches no cell of the run that the claim does not already read"
+                ));
+            }
+            out.extend(new);
+        }
+        if matches!(self.test, Test::Spread(..)) && out.len() < 2 {
+            return Err(format!(
+                "a spread needs two or more cells, and its cells match {} on this run",
+                out.len()
+            ));
+        }
+        Ok(out)
+    }
+
+    /// The experiments the claim reads on `rec`, each once, in the order its cells name them (a
+    /// pattern's `*` stands for the experiments of its matches there).
+    pub fn experiments_on(&self, rec: &Record) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for c in self.cells() {
+            let named = if c.experiment == "*" {
+                c.matches_in(rec)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|m| m.experiment)
+                    .collect()
+            } else {
+                vec![c.experiment.clone()]
+            };
+            for e in named {
+                if !out.contains(&e) {
+                    out.push(e);
+                }
+            }
+        }
+        out
     }
 
     /// Evaluates the claim on a record: its figure in every repetition, and the verdict on them.
@@ -480,20 +565,23 @@ impl Claim {
             margin: None,
             to_decide: None,
         };
+        let cells = match self.cells_on(rec) {
+            Ok(cells) => cells,
+            Err(why) => return missing(why),
+        };
         let mut series: Vec<&Series> = Vec::new();
-        for c in self.cells() {
+        for c in &cells {
             match c.find(rec) {
                 Ok(s) => series.push(s),
                 Err(why) => return missing(why),
             }
         }
         let units: Vec<&str> = series.iter().map(|s| s.unit.as_str()).collect();
-        let bound = self.bound_text_in(units[0]);
+        let bound = self.bound_text_in(units[0], Some(cells.len()));
         // Repetition i of every cell was measured side by side only within one experiment. `each`
         // judges every cell on its own, so its cells may come from several, each with its count.
         let each = matches!(self.test, Test::Each(..));
-        let mut experiments: Vec<&str> =
-            self.cells().iter().map(|c| c.experiment.as_str()).collect();
+        let mut experiments: Vec<&str> = cells.iter().map(|c| c.experiment.as_str()).collect();
         experiments.sort();
         experiments.dedup();
         if experiments.len() > 1 && !each {
@@ -702,13 +790,16 @@ impl Claim {
         }
     }
 
-    /// What the claim requires, in a few symbols: "≥ 10×", "lowest of 4", "≤ 3×", "≤ 10%".
+    /// What the claim requires, in a few symbols: "≥ 10×", "lowest of 4", "≤ 3×", "≤ 10%"; a
+    /// list with a pattern, which only a record can count, as written ("≤ 0 in each of
+    /// */*/*/errors").
     pub fn bound_text(&self) -> String {
-        self.bound_text_in("")
+        self.bound_text_in("", None)
     }
 
-    /// The same, with a value test's bounds shown in the metric's unit.
-    fn bound_text_in(&self, unit: &str) -> String {
+    /// The same, with a value test's bounds shown in the metric's unit, and the cells counted as
+    /// `read` on a record ([`Claim::cells_on`]), when given.
+    fn bound_text_in(&self, unit: &str, read: Option<usize>) -> String {
         let unit_of_value = |b: &Bound| {
             let show = |x: f64| {
                 if b.in_seconds {
@@ -739,37 +830,57 @@ impl Claim {
         } else {
             ""
         };
+        // How many cells a list stands for (`besides`: the claim's own cell, read beside it): on
+        // a record, those it read; without one, its length, or its patterns as written.
+        let count = |list: &[CellRef], besides: usize| match read {
+            Some(n) => n.saturating_sub(besides).to_string(),
+            None if list.iter().any(CellRef::is_pattern) => list
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", "),
+            None => list.len().to_string(),
+        };
+        // `lowest of 4` counts the claim's own cell; `lowest of x/1/*/p99` already matches it.
+        let of_all = |list: &[CellRef]| match read {
+            None if !list.iter().any(CellRef::is_pattern) => (list.len() + 1).to_string(),
+            _ => count(list, 0),
+        };
         let core = match &self.test {
             Test::Ratio(_, _, b) | Test::RatioOfRatios(_, b) | Test::Spread(_, b) => times(b),
             Test::RatioToLowest(_, among, b) => {
-                format!("{} the lowest of {}", times(b), among.len())
+                format!("{} the lowest of {}", times(b), count(among, 1))
             }
             Test::Value(_, b) => unit_of_value(b),
-            Test::Each(cells, b) => format!("{} in each of {}", unit_of_value(b), cells.len()),
-            Test::Lowest(_, among) => format!("lowest of {}", among.len() + 1),
-            Test::Highest(_, among) => format!("highest of {}", among.len() + 1),
+            Test::Each(cells, b) => format!("{} in each of {}", unit_of_value(b), count(cells, 0)),
+            Test::Lowest(_, among) => format!("lowest of {}", of_all(among)),
+            Test::Highest(_, among) => format!("highest of {}", of_all(among)),
         };
         format!("{core}{each}")
     }
 
     /// Whether any experiment the claim reads ran in `rec` (a `--filter` run leaves some out).
     pub fn ran_in(&self, rec: &Record) -> bool {
-        self.cells()
-            .iter()
-            .any(|c| rec.series.iter().any(|s| s.experiment == c.experiment))
+        self.cells().iter().any(|c| {
+            rec.series
+                .iter()
+                .any(|s| c.experiment == "*" || s.experiment == c.experiment)
+        })
     }
 
-    /// The claim's cells with their case resolved on `rec` (for noise lookups).
+    /// The claim's cells with their case resolved and their patterns matched on `rec`, as far as
+    /// they resolve there (for noise lookups).
     pub fn resolved_cells(&self, rec: &Record) -> Vec<(String, String, String)> {
         self.cells()
             .iter()
-            .filter_map(|c| {
-                Some((
-                    c.experiment.clone(),
-                    c.case_in(rec).ok()?,
-                    c.variant.clone(),
-                ))
+            .flat_map(|c| {
+                if c.is_pattern() {
+                    c.matches_in(rec).unwrap_or_default()
+                } else {
+                    c.resolved(rec).into_iter().collect()
+                }
             })
+            .map(|c| (c.experiment, c.case, c.variant))
             .collect()
     }
 }
@@ -806,6 +917,18 @@ impl CellRef {
         if parts.iter().any(|p| p.is_empty()) {
             return Err(format!("cell `{s}`: an empty part"));
         }
+        // `*` alone is a pattern; in a case, `N*$param` multiplies a parameter.
+        let partial = |p: &str| p.contains('*') && p != "*";
+        if partial(experiment) || partial(variant) || partial(case) && !case.contains('$') {
+            return Err(format!(
+                "cell `{s}`: `*` stands for a whole part (experiment, case or variant), not part of a name"
+            ));
+        }
+        if metric == "*" {
+            return Err(format!(
+                "cell `{s}`: name the metric; a pattern ranges over experiments, cases and variants"
+            ));
+        }
         Ok(CellRef {
             experiment: experiment.into(),
             case: case.into(),
@@ -814,12 +937,61 @@ impl CellRef {
         })
     }
 
+    /// Whether `*` stands for the experiment, the case or the variant.
+    pub fn is_pattern(&self) -> bool {
+        [&self.experiment, &self.case, &self.variant]
+            .iter()
+            .any(|p| *p == "*")
+    }
+
     /// The case on this record: literal, or `$param` / `N*$param` from the record's parameters.
     pub fn case_in(&self, rec: &Record) -> Result<String, String> {
         resolve_case(&self.case, rec)
     }
 
+    /// This cell with its case resolved on `rec` (`$workers` becomes `2`).
+    pub fn resolved(&self, rec: &Record) -> Result<CellRef, String> {
+        Ok(CellRef {
+            case: self.case_in(rec)?,
+            ..self.clone()
+        })
+    }
+
+    /// The cells of `rec` this one names: every series whose parts equal its parts, `*` equal to
+    /// any, in the record's order, its case resolved first. A cell without `*` matches itself,
+    /// if the record has it.
+    pub fn matches_in(&self, rec: &Record) -> Result<Vec<CellRef>, String> {
+        let case = match self.case.as_str() {
+            "*" => None,
+            _ => Some(self.case_in(rec)?),
+        };
+        let part = |pattern: &str, name: &str| pattern == "*" || pattern == name;
+        let mut out: Vec<CellRef> = Vec::new();
+        for s in &rec.series {
+            let cell = CellRef {
+                experiment: s.experiment.clone(),
+                case: s.case.clone(),
+                variant: s.variant.clone(),
+                metric: s.metric.clone(),
+            };
+            if part(&self.experiment, &s.experiment)
+                && case.as_deref().is_none_or(|c| c == s.case)
+                && part(&self.variant, &s.variant)
+                && self.metric == s.metric
+                && !out.contains(&cell)
+            {
+                out.push(cell);
+            }
+        }
+        Ok(out)
+    }
+
     pub fn find<'r>(&self, rec: &'r Record) -> Result<&'r Series, String> {
+        if self.is_pattern() {
+            return Err(format!(
+                "{self} is a pattern, not one cell: resolve it with Claim::cells_on"
+            ));
+        }
         let case = self.case_in(rec)?;
         rec.find(&self.experiment, &case, &self.variant, &self.metric)
             .ok_or_else(|| {
@@ -1573,6 +1745,179 @@ at-most = 0
         assert_eq!(resolve_case("2*$workers", &rec).unwrap(), "8");
         assert!(resolve_case("2$workers", &rec).is_err());
         assert!(resolve_case("$cores", &rec).is_err());
+    }
+
+    /// One claim of `body` (after `id` and `says`), parsed.
+    fn one(body: &str) -> Claim {
+        let text = format!("format = 2\n[[claim]]\nid = \"x\"\nsays = \"s\"\n{body}");
+        Claims::parse(&text).unwrap().claims.remove(0)
+    }
+
+    /// The cells a claim reads on `rec`, as `experiment/case/variant/metric`.
+    fn read(c: &Claim, rec: &Record) -> Vec<String> {
+        c.cells_on(rec)
+            .unwrap()
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    }
+
+    #[test]
+    fn a_pattern_reads_every_cell_it_matches_on_the_record() {
+        let rec = held();
+        // `*` for a case, and for a variant beside a `$param` case; in the record's order.
+        let fix = one("each = [\"blocking/*/fix/p99\"]\nat-most = \"1 ms\"");
+        assert_eq!(
+            read(&fix, &rec),
+            ["blocking/0/fix/p99", "blocking/1/fix/p99"]
+        );
+        let at_workers = one("each = [\"blocking/$workers/*/p99\"]\nat-most = \"1 s\"");
+        assert_eq!(
+            read(&at_workers, &rec),
+            ["blocking/1/inline/p99", "blocking/1/fix/p99"]
+        );
+        let every = one("each = [\"*/*/*/p99\"]\nat-most = \"1 s\"");
+        assert_eq!(read(&every, &rec).len(), 4);
+        // Judged on every cell it matched, and counted where it was judged.
+        let o = fix.check(&rec);
+        assert_eq!(o.verdict, Verdict::Held, "{}", o.summary());
+        assert_eq!(o.bound, "≤ 1 ms in each of 2");
+        assert_eq!(
+            o.figure, "150 µs",
+            "the median of each repetition's worst cell"
+        );
+        // A cell the pattern matches breaks it as a listed cell would.
+        let mut slow = held();
+        slow.series[1].values = vec![5e6; 5]; // blocking/0/fix/p99
+        assert_eq!(fix.check(&slow).verdict, Verdict::Refuted);
+        // Without a record, the pattern as written; literal cells are counted as before.
+        assert_eq!(fix.bound_text(), "≤ 1 ms in each of blocking/*/fix/p99");
+        let listed =
+            one("each = [\"blocking/0/fix/p99\", \"blocking/1/fix/p99\"]\nat-most = \"1 ms\"");
+        assert_eq!(listed.bound_text(), "≤ 1 ms in each of 2");
+        assert_eq!(
+            listed.check(&rec).figures,
+            o.figures,
+            "the same cells, listed"
+        );
+        // A pattern in `each` may span experiments, each cell judged on its own.
+        let mut two = held();
+        let mut other = two.series[4].clone();
+        other.experiment = "after".into();
+        two.series.push(other);
+        let lost = one("each = [\"*/1/fix/lost\"]\nat-most = 0");
+        assert_eq!(
+            read(&lost, &two),
+            ["blocking/1/fix/lost", "after/1/fix/lost"]
+        );
+        assert!(lost.check(&two).held());
+        assert_eq!(lost.experiments_on(&two), ["blocking", "after"]);
+        assert!(lost.ran_in(&two));
+    }
+
+    #[test]
+    fn a_pattern_that_matches_nothing_leaves_the_claim_not_checked() {
+        let rec = held();
+        let missing = |c: &Claim, rec: &Record| match c.check(rec).verdict {
+            Verdict::Missing(why) => why,
+            v => panic!("{v:?}"),
+        };
+        let nothing = one("each = [\"blocking/*/fix/latency\"]\nat-most = 0");
+        assert!(
+            missing(&nothing, &rec).contains("the pattern blocking/*/fix/latency matches no cell"),
+            "{}",
+            missing(&nothing, &rec)
+        );
+        // One pattern that matches beside one that does not: still not checked.
+        let half = one("each = [\"blocking/*/fix/p99\", \"other/*/*/p99\"]\nat-most = \"1 ms\"");
+        assert!(missing(&half, &rec).contains("other/*/*/p99"));
+        // A `$param` the record lacks is named, as for a listed cell.
+        let no_param = one("each = [\"blocking/$cores/*/p99\"]\nat-most = \"1 s\"");
+        assert!(missing(&no_param, &rec).contains("no numeric parameter `cores`"));
+        // A filtered run: none of its cells.
+        let mut filtered = held();
+        filtered.series.retain(|s| s.variant != "fix");
+        let fix = one("each = [\"blocking/*/fix/p99\"]\nat-most = \"1 ms\"");
+        assert!(missing(&fix, &filtered).contains("matches no cell"));
+        assert!(fix.cells_on(&filtered).is_err());
+    }
+
+    #[test]
+    fn a_pattern_in_among_leaves_out_the_claims_own_cell() {
+        let rec = held();
+        let lowest = one("lowest = \"blocking/1/fix/p99\"\namong = [\"blocking/1/*/p99\"]");
+        assert_eq!(
+            read(&lowest, &rec),
+            ["blocking/1/fix/p99", "blocking/1/inline/p99"]
+        );
+        let o = lowest.check(&rec);
+        assert_eq!(
+            (o.verdict.clone(), o.bound.as_str()),
+            (Verdict::Held, "lowest of 2")
+        );
+        assert_eq!(lowest.bound_text(), "lowest of blocking/1/*/p99");
+        // Inline is not lowest: its own cell left out, the fix is lower.
+        let inline = one("lowest = \"blocking/1/inline/p99\"\namong = [\"blocking/1/*/p99\"]");
+        assert_eq!(inline.check(&rec).verdict, Verdict::Refuted);
+        // A pattern that matches only the claim's own cell compares it with nothing.
+        let mut alone = held();
+        alone
+            .series
+            .retain(|s| !(s.case == "1" && s.variant == "inline"));
+        assert!(matches!(
+            lowest.check(&alone).verdict,
+            Verdict::Missing(why) if why.contains("does not already read")
+        ));
+        // `ratio-to-lowest`: the cell ÷ the lowest of the others.
+        let near = one(
+            "ratio-to-lowest = \"blocking/0/inline/p99\"\namong = [\"blocking/*/fix/p99\"]\nat-most = 1.3",
+        );
+        assert_eq!(near.check(&rec).bound, "≤ 1.3× the lowest of 2");
+        assert_eq!(
+            near.check(&rec).figures,
+            claim("inline-near-best").check(&rec).figures
+        );
+    }
+
+    #[test]
+    fn a_spread_over_a_pattern_needs_two_cells_on_the_record() {
+        let rec = held();
+        let alike = one("spread = [\"blocking/0/*/p99\"]\nat-most = 2");
+        assert_eq!(
+            alike.check(&rec).figures,
+            claim("idle-alike").check(&rec).figures
+        );
+        let single = one("spread = [\"blocking/*/fix/lost\"]\nat-most = 2");
+        assert!(matches!(
+            single.check(&rec).verdict,
+            Verdict::Missing(why) if why.contains("two or more cells")
+        ));
+    }
+
+    #[test]
+    fn a_pattern_stands_only_in_a_list_and_for_a_whole_part() {
+        let bad = |body: &str| {
+            Claims::parse(&format!(
+                "format = 2\n[[claim]]\nid = \"x\"\nsays = \"s\"\n{body}"
+            ))
+            .unwrap_err()
+        };
+        assert!(bad("value = \"a/*/c/d\"\nat-most = 1").contains("only in the lists"));
+        assert!(
+            bad("ratio = [\"a/b/*/d\", \"a/b/c/d\"]\nat-least = 1").contains("only in the lists")
+        );
+        assert!(bad("lowest = \"a/*/c/d\"\namong = [\"a/b/c/d\"]").contains("only in the lists"));
+        assert!(bad("each = [\"a/b/bounded_*/d\"]\nat-most = 1").contains("a whole part"));
+        assert!(bad("each = [\"a/b*/c/d\"]\nat-most = 1").contains("a whole part"));
+        assert!(bad("each = [\"a/b/c/*\"]\nat-most = 1").contains("name the metric"));
+        assert!(bad("spread = [\"a/b/c/d\"]\nat-most = 2").contains("two or more"));
+        // `N*$param` is a case, not a pattern.
+        let twice = one("value = \"blocking/2*$workers/fix/p99\"\nat-most = 1");
+        assert!(!twice.cells()[0].is_pattern());
+        assert_eq!(
+            read(&twice, &sample_with(&[("workers", 2.0)], &[])),
+            ["blocking/4/fix/p99"]
+        );
     }
 
     #[test]

@@ -397,13 +397,8 @@ fn claim_setup_differences(claim: &Claim, mine: &Record, book: Option<&Record>) 
     let Some(book) = book.filter(|_| !claim.is_invariant()) else {
         return Vec::new();
     };
-    let mut experiments: Vec<&str> = claim
-        .cells()
-        .iter()
-        .map(|c| c.experiment.as_str())
-        .collect();
-    experiments.dedup();
-    let mut differences: Vec<String> = experiments
+    let mut differences: Vec<String> = claim
+        .experiments_on(mine)
         .iter()
         .flat_map(|e| mine.setup_differences(book, e))
         .collect();

@@ -156,9 +156,9 @@ pub(super) fn claim_figure(claim: &measure::claims::Claim, rec: &Record, x: f64)
         Test::Value(_, b) | Test::Each(_, b) if b.in_seconds => format_value(x, "s"),
         Test::Value(..) | Test::Each(..) => {
             let unit = claim
-                .cells()
-                .first()
-                .and_then(|c| c.find(rec).ok())
+                .cells_on(rec)
+                .ok()
+                .and_then(|cells| cells.first()?.find(rec).ok())
                 .map_or(String::new(), |s| s.unit.clone());
             format_value(x, &unit)
         }

@@ -1,12 +1,16 @@
 //! Records on which a claim fails, made from one on which it holds, for the chapters' claims
-//! tests (`listings/*/tests/claims.rs`, as `measure::claims::fixtures`): a claim that no record
-//! can refute says nothing.
+//! test (`tools/records/tests/chapters.rs`): a claim that no record can refute says nothing.
+//! That test judges every chapter's claims on the chapter's record from the book's machine, as
+//! measured (`data/<machine>/<chapter>.json`), and on records derived from it here; a new claim
+//! needs no test of its own.
 //!
 //! [`refuted`] moves one cell's value in every repetition until the claim's figure lies past its
 //! bound there; [`not_shown`] does the same in as few repetitions as it takes for the verdict's
-//! interval to cross the bound, leaving the others as they were.
+//! interval to cross the bound, leaving the others as they were. [`not_held`],
+//! [`conclusions_that_cannot_fail`] and [`invariants_that_cannot_break`] are the test's three
+//! parts, each a line per claim that falls short, naming it.
 
-use crate::claims::Claim;
+use crate::claims::{Claim, Claims, Verdict};
 use crate::record::Record;
 use crate::summary::Summary;
 use crate::verdict;
@@ -54,7 +58,7 @@ pub fn not_shown(claim: &Claim, rec: &Record) -> Result<Record, String> {
 
 fn repetitions(claim: &Claim, rec: &Record) -> Result<usize, String> {
     let o = claim.check(rec);
-    if let crate::claims::Verdict::Missing(why) = o.verdict {
+    if let Verdict::Missing(why) = o.verdict {
         return Err(format!("{}: {why}", claim.id));
     }
     Ok(o.figures.len())
@@ -66,17 +70,17 @@ fn push_past(claim: &Claim, rec: &Record, reps: &[usize]) -> Result<Record, Stri
     let mut out = rec.clone();
     let limits = claim.limits();
     let cells: Vec<(usize, usize)> = claim
-        .cells()
+        .cells_on(rec)
+        .map_err(|why| format!("{}: {why}", claim.id))?
         .iter()
         .enumerate()
         .map(|(position, c)| {
-            let case = c.case_in(rec)?;
             let index = rec
                 .series
                 .iter()
                 .position(|s| {
                     s.experiment == c.experiment
-                        && s.case == case
+                        && s.case == c.case
                         && s.variant == c.variant
                         && s.metric == c.metric
                 })
@@ -194,49 +198,107 @@ const CHANGES: [Change; 22] = [
     Change::To(-1.0),
 ];
 
-/// A chapter's claims test, part one: on a record shaped like the book's, every claim is held.
-pub fn assert_every_claim_held(claims: &crate::claims::Claims, rec: &Record) {
-    for c in &claims.claims {
-        let o = c.check(rec);
-        assert_eq!(
-            o.verdict,
-            crate::claims::Verdict::Held,
-            "{}: {}",
-            c.id,
-            o.summary()
-        );
-    }
+/// The claims test, part one: every claim, conclusion or invariant, held on `rec` (the record
+/// from the book's machine). One line for each that is not, naming it, with what it came to.
+pub fn not_held(claims: &Claims, rec: &Record) -> Vec<String> {
+    claims
+        .claims
+        .iter()
+        .filter_map(|c| {
+            let o = c.check(rec);
+            (o.verdict != Verdict::Held).then(|| {
+                format!(
+                    "{} `{}` is {} on the record it is judged on: {}",
+                    c.kind.name(),
+                    c.id,
+                    o.word(),
+                    o.summary()
+                )
+            })
+        })
+        .collect()
 }
 
-/// Part two: every conclusion can be refuted, and left not shown, by moving its figures.
-pub fn assert_every_conclusion_can_fail(claims: &crate::claims::Claims, rec: &Record) {
-    use crate::claims::Verdict;
+/// Part two: every conclusion is refuted on a record made from `rec` by moving its figures
+/// ([`refuted`]), and left not shown on another ([`not_shown`]). One line for each that is not.
+pub fn conclusions_that_cannot_fail(claims: &Claims, rec: &Record) -> Vec<String> {
+    let mut out = Vec::new();
     for c in claims.conclusions() {
-        let o = c.check(&refuted(c, rec).unwrap());
-        assert_eq!(o.verdict, Verdict::Refuted, "{}: {}", c.id, o.summary());
-        let o = c.check(&not_shown(c, rec).unwrap());
-        assert_eq!(o.verdict, Verdict::NotShown, "{}: {}", c.id, o.summary());
+        for (want, made) in [
+            (Verdict::Refuted, refuted(c, rec)),
+            (Verdict::NotShown, not_shown(c, rec)),
+        ] {
+            match made {
+                Err(why) => out.push(format!(
+                    "claim `{}`: no record left it {}: {}",
+                    c.id,
+                    word(&want),
+                    without_id(c, &why)
+                )),
+                Ok(r) => {
+                    let o = c.check(&r);
+                    if o.verdict != want {
+                        out.push(format!(
+                            "claim `{}`: a record made to leave it {} left it {}: {}",
+                            c.id,
+                            word(&want),
+                            o.word(),
+                            o.summary()
+                        ));
+                    }
+                }
+            }
+        }
     }
+    out
 }
 
-/// Part three: every invariant breaks on one bad repetition.
-pub fn assert_every_invariant_breaks(claims: &crate::claims::Claims, rec: &Record) {
+/// Part three: every invariant breaks on one bad repetition of a record made from `rec`
+/// ([`not_shown`]). One line for each that does not.
+pub fn invariants_that_cannot_break(claims: &Claims, rec: &Record) -> Vec<String> {
+    let mut out = Vec::new();
     for c in claims.invariants() {
-        let o = c.check(&not_shown(c, rec).unwrap());
-        assert_eq!(
-            (o.verdict.clone(), o.word()),
-            (crate::claims::Verdict::Refuted, "broken"),
-            "{}: {}",
-            c.id,
-            o.summary()
-        );
+        match not_shown(c, rec) {
+            Err(why) => out.push(format!(
+                "invariant `{}`: no record broke it: {}",
+                c.id,
+                without_id(c, &why)
+            )),
+            Ok(r) => {
+                let o = c.check(&r);
+                if (&o.verdict, o.word()) != (&Verdict::Refuted, "broken") {
+                    out.push(format!(
+                        "invariant `{}`: one bad repetition left it {}: {}",
+                        c.id,
+                        o.word(),
+                        o.summary()
+                    ));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// `why` without the claim's id in front, where the line names it already.
+fn without_id<'a>(c: &Claim, why: &'a str) -> &'a str {
+    why.strip_prefix(c.id.as_str())
+        .and_then(|w| w.strip_prefix(": "))
+        .unwrap_or(why)
+}
+
+fn word(v: &Verdict) -> &'static str {
+    match v {
+        Verdict::Held => "held",
+        Verdict::NotShown => "not shown",
+        Verdict::Refuted => "refuted",
+        Verdict::Missing(_) => "not checked",
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::claims::{Claims, Verdict};
     use crate::record::tests::sample_with;
 
     const CLAIMS: &str = r#"
@@ -261,10 +323,22 @@ value = "b/1/fix/p99"
 at-most = "1 ms"
 stat = "every-repetition"
 
+[[claim]]
+id = "fix-fast-at-every-burst"
+says = "the fix under 1 ms at every burst"
+each = ["b/*/fix/p99"]
+at-most = "1 ms"
+
 [[invariant]]
 id = "nothing-lost"
 says = "no message lost"
 value = "b/1/fix/lost"
+at-most = 0
+
+[[invariant]]
+id = "nothing-lost-anywhere"
+says = "no message lost in any cell"
+each = ["*/*/*/lost"]
 at-most = 0
 "#;
 
@@ -320,6 +394,60 @@ at-most = 0
                 );
             }
         }
+    }
+
+    #[test]
+    fn the_three_parts_name_each_claim_that_falls_short() {
+        let claims = Claims::parse(CLAIMS).unwrap();
+        let rec = record(10);
+        assert_eq!(not_held(&claims, &rec), Vec::<String>::new());
+        assert_eq!(
+            conclusions_that_cannot_fail(&claims, &rec),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            invariants_that_cannot_break(&claims, &rec),
+            Vec::<String>::new()
+        );
+        // Inline no slower than the fix: `stall` refuted, and named.
+        let mut slow_fix = rec.clone();
+        slow_fix.series[0].values = slow_fix.series[1].values.clone();
+        let lines = not_held(&claims, &slow_fix);
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        assert!(
+            lines[0].starts_with("claim `stall` is refuted on the record it is judged on: 1.00×"),
+            "{lines:?}"
+        );
+        // Bounds no figure can cross.
+        let hollow = Claims::parse(
+            "format = 2\n[[claim]]\nid = \"x\"\nsays = \"s\"\nvalue = \"b/1/fix/lost\"\nat-least = -1e300\n\
+             [[invariant]]\nid = \"y\"\nsays = \"s\"\neach = [\"*/*/*/lost\"]\nat-least = -1e300\n",
+        )
+        .unwrap();
+        let lines = conclusions_that_cannot_fail(&hollow, &rec);
+        assert_eq!(lines.len(), 2, "refuted and not shown: {lines:?}");
+        assert!(
+            lines[0].starts_with("claim `x`: no record left it refuted: no change to one cell"),
+            "{lines:?}"
+        );
+        let lines = invariants_that_cannot_break(&hollow, &rec);
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        assert!(
+            lines[0].starts_with("invariant `y`: no record broke it: no change to one cell"),
+            "{lines:?}"
+        );
+        // A claim whose cells the record lacks is not held, and cannot be failed either.
+        let mut short = rec.clone();
+        short.series.retain(|s| s.metric != "lost");
+        let lines = not_held(&claims, &short);
+        assert!(
+            lines.iter().any(
+                |l| l.starts_with("invariant `nothing-lost-anywhere` is not checked")
+                    && l.contains("*/*/*/lost matches no cell")
+            ),
+            "{lines:?}"
+        );
+        assert_eq!(invariants_that_cannot_break(&claims, &short).len(), 2);
     }
 
     #[test]
