@@ -2,9 +2,9 @@
 //! `claims.toml`) are judged on every machine's records, conclusions and invariants apart.
 //!
 //! The gates, by the machine a record comes from:
-//! - the book's machine for the chapter (book.toml's `reference-machine`): every conclusion is
+//! - the book's machine for the chapter (its manifest's `machine`): every conclusion is
 //!   *held*; one *not shown* or *refuted* fails the check;
-//! - the same machine beside a busy neighbour (`busy-machine`): no conclusion that is not marked
+//! - the same machine beside a busy neighbour (`<machine>-busy`): no conclusion that is not marked
 //!   `quiet` is *refuted*;
 //! - any machine: no invariant is broken (a run with one saves nothing, so a stored one is a
 //!   record made by another means);

@@ -1,8 +1,8 @@
 //! Every chapter's claims judged on the chapter's record from the book's machine, as measured.
 //!
 //! Each listing with a `claims.toml` is found under `listings/`, and its record is read from
-//! `data/<the chapter's reference machine>/<chapter>.json` (book.toml's `reference-machine`, or
-//! the chapter's entry under `chapter-machines`). On that record every conclusion is held and
+//! `data/<the chapter's machine>/<chapter>.json` (the `machine` of its manifest,
+//! `listings/<chapter>/chapter.toml`). On that record every conclusion is held and
 //! every invariant holds; and records derived from it by moving a claim's figures past its bound
 //! (`records::claims::fixtures`) show that each conclusion can be refuted and can be left not
 //! shown, and that each invariant breaks on one bad repetition: a claim no record can fail says
@@ -53,7 +53,7 @@ fn chapters() -> (Vec<Chapter>, Vec<String>) {
 fn chapter(root: &Path, name: &str) -> Result<Chapter, String> {
     let claims = Claims::load(&root.join("listings").join(name))?;
     let machine = reference_machine(root, name)
-        .ok_or("book.toml names no reference machine (`reference-machine`)")?;
+        .ok_or("has no readable manifest (listings/<chapter>/chapter.toml) to name its machine")?;
     let path = record_path(root, &machine, name);
     let record = Record::load(&path).map_err(|e| {
         format!(
@@ -161,13 +161,15 @@ fn every_invariant_breaks_on_one_bad_repetition() {
 fn a_chapter_with_claims_but_no_record_fails_naming_it() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    std::fs::write(
-        root.join("book.toml"),
-        "[preprocessor.measure]\nreference-machine = \"m\"\n",
-    )
-    .unwrap();
     let listing = root.join("listings/ch99-new");
     std::fs::create_dir_all(&listing).unwrap();
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::write(root.join("src/ch99-new.md"), "# New\n").unwrap();
+    std::fs::write(
+        listing.join("chapter.toml"),
+        "title = \"New\"\npages = [\"ch99-new.md\"]\nmachine = \"m\"\ncrates = [\"tokio\"]\n",
+    )
+    .unwrap();
     std::fs::copy(
         self::root().join("listings/ch01-blocking/claims.toml"),
         listing.join("claims.toml"),
