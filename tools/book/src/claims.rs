@@ -1,16 +1,8 @@
 //! `book check`: every stored record is valid and fresh, and the book's claims (each listing's
 //! `claims.toml`) are judged on every machine's records, conclusions and invariants apart.
 //!
-//! The gates, by the machine a record comes from:
-//! - the book's machine for the chapter (its manifest's `machine`): every conclusion is
-//!   *held*; one *not shown* or *refuted* fails the check;
-//! - the same machine beside a busy neighbour (`<machine>-busy`): no conclusion that is not marked
-//!   `quiet` is *refuted*;
-//! - any machine: no invariant is broken (a run with one saves nothing, so a stored one is a
-//!   record made by another means);
-//! - and on the book's machine, a conclusion written or restated after the record was made (its
-//!   `added` time or newest history entry) fails too: the restatement saw that record, so only a
-//!   later one tests it.
+//! Each claim is judged by `records::judge`, with the rules of its record's role there (the book's
+//! machine, beside the busy neighbour, any other); a claim that breaks them fails the check.
 //!
 //! Each conclusion's margin (how far its interval stays from its bound) is printed, and those
 //! under [`CLOSE`] on the book's machine are listed at the end.
@@ -18,8 +10,9 @@
 use anyhow::{Result, bail};
 use measure::claims::{Claims, Kind, Outcome, Verdict};
 use measure::freshness;
-use measure::record::{self, Record};
+use measure::record::Record;
 use measure::report::{claim_noise, noise_note};
+use records::judge::{Role, Tally, judge};
 use std::path::{Path, PathBuf};
 
 /// Margins under this share of the bound are listed: one noisy rerun could cross them.
@@ -40,25 +33,11 @@ pub fn validate_files(files: &[PathBuf]) -> Result<()> {
     Ok(())
 }
 
-/// Which gate a record passes through.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Role {
-    /// The machine the book takes this chapter's figures from.
-    Reference,
-    /// The reference machine with a busy neighbour.
-    Busy,
-    Other,
-}
-
 /// One chapter's verdicts on one record, for the closing table.
-struct Tally {
+struct Counted {
     shown: String,
     role: Role,
-    held: usize,
-    not_shown: usize,
-    refuted: usize,
-    invariants: usize,
-    invariants_held: usize,
+    tally: Tally,
 }
 
 /// Checks every record under data/.
@@ -66,7 +45,7 @@ pub fn check_all(root: &Path) -> Result<()> {
     let data = root.join("data");
     let mut failures = Vec::new();
     let mut close = Vec::new();
-    let mut tallies = Vec::new();
+    let mut counted = Vec::new();
     let mut checked = 0;
     let fresh = freshness_of_all(root, &data)?;
     for machine in sorted_entries(&data, |p| p.is_dir())? {
@@ -133,45 +112,16 @@ pub fn check_all(root: &Path) -> Result<()> {
                     continue;
                 }
             };
-            let role = if record::reference_machine(root, &rec.chapter)
-                .is_some_and(|m| m == machine_name)
-            {
-                Role::Reference
-            } else if record::busy_machine_for(root, &rec.chapter).as_deref()
-                == Some(machine_name.as_str())
-            {
-                Role::Busy
-            } else {
-                Role::Other
-            };
-            let mut tally = Tally {
-                shown: shown.clone(),
-                role,
-                held: 0,
-                not_shown: 0,
-                refuted: 0,
-                invariants: 0,
-                invariants_held: 0,
-            };
-            for (claim, outcome) in claims.claims.iter().map(|c| (c, c.check(&rec))) {
-                let line = format!("{shown}: {}", line(claim, &outcome, &rec));
-                match claim.kind {
-                    Kind::Invariant => {
-                        tally.invariants += 1;
-                        if outcome.held() {
-                            tally.invariants_held += 1;
-                        }
-                    }
-                    Kind::Conclusion => match outcome.verdict {
-                        Verdict::Held => tally.held += 1,
-                        Verdict::NotShown => tally.not_shown += 1,
-                        Verdict::Refuted => tally.refuted += 1,
-                        Verdict::Missing(_) => {}
-                    },
-                }
-                match gate(role, claim, &outcome, &rec.created) {
-                    Ok(()) => println!("{:<5}{line}", status(&outcome)),
-                    Err(why) => failures.push(format!("{line} [{why}]")),
+            let role = Role::for_machine(root, &rec.chapter, &machine_name);
+            let mut tally = Tally::default();
+            for claim in &claims.claims {
+                let judgement = judge(claim, &rec, role);
+                let outcome = &judgement.outcome;
+                tally.add(claim.kind, outcome);
+                let line = format!("{shown}: {}", line(claim, outcome, &rec));
+                match &judgement.breach {
+                    None => println!("{:<5}{line}", status(outcome)),
+                    Some(why) => failures.push(format!("{line} [{}]", why.text())),
                 }
                 if role == Role::Reference
                     && claim.kind == Kind::Conclusion
@@ -181,22 +131,22 @@ pub fn check_all(root: &Path) -> Result<()> {
                     close.push(format!("{shown}: {} {}", claim.id, outcome.margin_text()));
                 }
             }
-            tallies.push(tally);
+            counted.push(Counted { shown, role, tally });
         }
     }
     if checked == 0 {
         bail!("no records under {}", data.display());
     }
     println!("\nPer record: conclusions held / not shown / refuted, invariants held");
-    for t in &tallies {
-        let role = match t.role {
-            Role::Reference => "the book's machine",
-            Role::Busy => "beside the busy neighbour",
-            Role::Other => "another machine",
-        };
+    for c in &counted {
+        let t = &c.tally;
         println!(
-            "  {}: {} held, {} not shown, {} refuted; invariants {} of {} ({role})",
-            t.shown, t.held, t.not_shown, t.refuted, t.invariants_held, t.invariants
+            "  {}: {}; invariants {} of {} ({})",
+            c.shown,
+            t.text(),
+            t.invariants_held,
+            t.invariants,
+            c.role.words()
         );
     }
     if close.is_empty() {
@@ -221,42 +171,6 @@ pub fn check_all(root: &Path) -> Result<()> {
         bail!("{} problem(s) in data/", failures.len());
     }
     Ok(())
-}
-
-/// Whether a claim's outcome passes the gate of the machine it was measured on. On the book's
-/// machine a conclusion written or restated after the record (`since`, against `created`) is
-/// not tested by it: the restatement saw that record.
-fn gate(
-    role: Role,
-    claim: &measure::claims::Claim,
-    o: &Outcome,
-    created: &str,
-) -> Result<(), String> {
-    if let Some(since) = claim.since()
-        && role == Role::Reference
-        && claim.kind == Kind::Conclusion
-        && since > created
-    {
-        return Err(format!(
-            "written or restated at {since}, after this record was made ({created}): a claim is judged on a record made after it, so rerun the chapter"
-        ));
-    }
-    match (&o.verdict, claim.kind, role) {
-        (Verdict::Held, ..) => Ok(()),
-        (Verdict::Refuted, Kind::Invariant, _) => {
-            Err("a broken invariant: a bug in the experiment, not a finding".into())
-        }
-        (Verdict::Missing(_), _, Role::Reference) => {
-            Err("the book's machine must measure every cell its claims read".into())
-        }
-        (_, Kind::Conclusion, Role::Reference) => {
-            Err("every conclusion must be held on the book's machine".into())
-        }
-        (Verdict::Refuted, Kind::Conclusion, Role::Busy) if !claim.quiet => {
-            Err("refuted beside the busy neighbour, and not marked `quiet`".into())
-        }
-        _ => Ok(()),
-    }
 }
 
 fn status(o: &Outcome) -> &'static str {

@@ -33,7 +33,8 @@ use crate::cli::Cli;
 use crate::provenance;
 use crate::runner::{Cell, Measurement, Runner};
 use clap::{CommandFactory, FromArgMatches};
-use records::claims::{Claims, Verdict};
+use records::claims::Claims;
+use records::judge::{Breach, Role, judge};
 use records::record::{self, Build, Machine, Record, SCHEMA_VERSION, Series};
 use records::{freshness, report};
 use serde::Serialize;
@@ -548,8 +549,9 @@ fn broken_invariants(claims: &Claims, record: &Record) -> Vec<String> {
     claims
         .invariants()
         .filter_map(|c| {
-            let o = c.check(record);
-            (o.verdict == Verdict::Refuted).then(|| format!("{}: {}", c.id, o.summary()))
+            let j = judge(c, record, Role::Other);
+            (j.breach == Some(Breach::BrokenInvariant))
+                .then(|| format!("{}: {}", c.id, j.outcome.summary()))
         })
         .collect()
 }

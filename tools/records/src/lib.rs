@@ -13,6 +13,7 @@ pub mod claims;
 pub mod format;
 pub mod freshness;
 pub mod history;
+pub mod judge;
 pub mod lockfile;
 pub mod noise;
 pub mod record;

@@ -97,7 +97,7 @@ pub struct Build {
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Source {
-    /// The document, as named in shared/seeds/README.md.
+    /// The document, as the book's Sources page (src/sources.md) names it.
     pub document: String,
     /// Where in it, in words.
     pub location: String,

@@ -3,6 +3,7 @@
 
 use crate::claims::{Claim, Claims, Kind, Outcome, Verdict};
 use crate::format::{format_metric, format_plain, format_value, never_found_up_to};
+use crate::judge::{Role, Tally, judge};
 use crate::record::{self, Record, Series};
 use crate::{freshness, noise};
 
@@ -316,15 +317,11 @@ pub fn render_claims(claims: &Claims, mine: &Record, book: Option<&Record>) -> S
     let mut other_setup = Vec::new();
     let mut not_run: Vec<&Claim> = Vec::new();
     let mut tally = Tally::default();
-    let mut invariants = Tally::default();
     for claim in &claims.claims {
-        let outcome = claim.check(mine);
-        let kind_tally = match claim.kind {
-            Kind::Invariant => &mut invariants,
-            Kind::Conclusion => &mut tally,
-        };
+        // A reader's run is judged as any machine's: its verdicts, no gate.
+        let outcome = judge(claim, mine, Role::Other).outcome;
         if !claim.ran_in(mine) {
-            kind_tally.add(&outcome.verdict);
+            tally.add(claim.kind, &outcome);
             not_run.push(claim);
             continue;
         }
@@ -336,7 +333,7 @@ pub fn render_claims(claims: &Claims, mine: &Record, book: Option<&Record>) -> S
             failure_notes(claim, &outcome, mine, edited.is_some()),
         );
         if differences.is_empty() {
-            kind_tally.add(&outcome.verdict);
+            tally.add(claim.kind, &outcome);
             counted.push((claim.kind, line));
         } else {
             other_setup.push((line, differences));
@@ -378,10 +375,10 @@ pub fn render_claims(claims: &Claims, mine: &Record, book: Option<&Record>) -> S
         }
     }
     let invariants_not_run = not_run.iter().filter(|c| c.is_invariant()).count();
-    if invariants.total() > invariants_not_run {
+    if tally.invariants > invariants_not_run {
         out.push_str(&format!(
             "Invariants (hold by construction; a broken one is a bug): {}\n",
-            invariants.invariant_text()
+            tally.invariant_text()
         ));
         for (_, line) in counted.iter().filter(|(k, _)| *k == Kind::Invariant) {
             out.push_str(line);
@@ -500,53 +497,6 @@ fn not_run_line(claims: &[&Claim]) -> String {
 /// "1 claim", "18 claims".
 fn count(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
-}
-
-/// Verdicts counted.
-#[derive(Default)]
-struct Tally {
-    held: usize,
-    not_shown: usize,
-    refuted: usize,
-    unchecked: usize,
-}
-
-impl Tally {
-    fn add(&mut self, v: &Verdict) {
-        match v {
-            Verdict::Held => self.held += 1,
-            Verdict::NotShown => self.not_shown += 1,
-            Verdict::Refuted => self.refuted += 1,
-            Verdict::Missing(_) => self.unchecked += 1,
-        }
-    }
-
-    fn total(&self) -> usize {
-        self.held + self.not_shown + self.refuted + self.unchecked
-    }
-
-    /// "15 held, 2 not shown, 0 refuted", with the unchecked when any.
-    fn text(&self) -> String {
-        let mut s = format!(
-            "{} held, {} not shown, {} refuted",
-            self.held, self.not_shown, self.refuted
-        );
-        if self.unchecked > 0 {
-            s.push_str(&format!(", {} not checked", self.unchecked));
-        }
-        s
-    }
-
-    fn invariant_text(&self) -> String {
-        let mut s = format!("{} of {} held", self.held, self.total() - self.unchecked);
-        if self.refuted > 0 {
-            s.push_str(&format!(", {} BROKEN", self.refuted));
-        }
-        if self.unchecked > 0 {
-            s.push_str(&format!(", {} not checked", self.unchecked));
-        }
-        s
-    }
 }
 
 /// The cells that ran on a noisy machine, noisiest first, or a line saying none did.

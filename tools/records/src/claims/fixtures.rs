@@ -201,18 +201,20 @@ const CHANGES: [Change; 22] = [
 /// The claims test, part one: every claim, conclusion or invariant, held on `rec` (the record
 /// from the book's machine). One line for each that is not, naming it, with what it came to.
 pub fn not_held(claims: &Claims, rec: &Record) -> Vec<String> {
+    // Judged as the book judges its own machine's record (`crate::judge`), its rules included.
     claims
         .claims
         .iter()
         .filter_map(|c| {
-            let o = c.check(rec);
-            (o.verdict != Verdict::Held).then(|| {
+            let j = crate::judge::judge(c, rec, crate::judge::Role::Reference);
+            j.breach.map(|why| {
                 format!(
-                    "{} `{}` is {} on the record it is judged on: {}",
+                    "{} `{}` is {} on the record it is judged on: {} [{}]",
                     c.kind.name(),
                     c.id,
-                    o.word(),
-                    o.summary()
+                    j.outcome.word(),
+                    j.outcome.summary(),
+                    why.text()
                 )
             })
         })
