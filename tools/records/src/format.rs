@@ -5,49 +5,104 @@
 /// Formats a value for a human: times scale to ns, µs, ms or s; sizes to B, KiB, MiB; rates get
 /// thousands separators; about three significant digits.
 pub fn format_value(value: f64, unit: &str) -> String {
+    scale(value, unit).text(sig3)
+}
+
+/// A value in its unit without trailing zeros ("10 µs", not "10.0 µs"): axis labels and bounds.
+pub fn format_plain(v: f64, unit: &str) -> String {
+    scale(v, unit).text(plain)
+}
+
+/// "1.60–3.44×", "30.1–40.2 ms", or "900 µs–1.20 ms" where the two ends read in different units.
+pub fn format_range(lo: f64, hi: f64, unit: &str) -> String {
+    let (lo, hi) = (scale(lo, unit), scale(hi, unit));
+    if lo.unit == hi.unit && lo.whole == hi.whole {
+        format!("{}–{}", lo.digits(sig3), hi.text(sig3))
+    } else {
+        format!("{}–{}", lo.text(sig3), hi.text(sig3))
+    }
+}
+
+/// A value in the unit a reader reads it in.
+struct Scaled {
+    number: f64,
+    /// "ms", "%", "M reads/s"; empty for a count.
+    unit: String,
+    /// The unit follows the number without a space ("%", "×", "M …").
+    tight: bool,
+    /// A whole count of bytes or things: no decimals, whatever `digits` would write.
+    whole: bool,
+}
+
+impl Scaled {
+    fn digits(&self, digits: fn(f64) -> String) -> String {
+        if self.whole {
+            sig3(self.number)
+                .split('.')
+                .next()
+                .unwrap_or("0")
+                .to_string()
+        } else {
+            digits(self.number)
+        }
+    }
+
+    fn text(&self, digits: fn(f64) -> String) -> String {
+        let n = self.digits(digits);
+        match (self.unit.as_str(), self.tight) {
+            ("", _) => n,
+            (u, true) => format!("{n}{u}"),
+            (u, false) => format!("{n} {u}"),
+        }
+    }
+}
+
+fn scale(value: f64, unit: &str) -> Scaled {
+    let spaced = |number: f64, unit: &str| Scaled {
+        number,
+        unit: unit.to_string(),
+        tight: false,
+        whole: false,
+    };
+    let tight = |number: f64, unit: &str| Scaled {
+        tight: true,
+        ..spaced(number, unit)
+    };
     if let Some(s) = seconds(value, unit) {
         let a = s.abs();
-        let (v, u) = if a == 0.0 {
-            (0.0, "µs")
+        return if a == 0.0 {
+            spaced(0.0, "µs")
         } else if a < 1e-6 {
-            (s * 1e9, "ns")
+            spaced(s * 1e9, "ns")
         } else if a < 1e-3 {
-            (s * 1e6, "µs")
+            spaced(s * 1e6, "µs")
         } else if a < 1.0 {
-            (s * 1e3, "ms")
+            spaced(s * 1e3, "ms")
         } else {
-            (s, "s")
+            spaced(s, "s")
         };
-        return format!("{} {u}", sig3(v));
     }
     match unit {
-        "B" => {
-            let (v, u) = if value.abs() >= 1024.0 * 1024.0 {
-                (value / (1024.0 * 1024.0), "MiB")
-            } else if value.abs() >= 1024.0 {
-                (value / 1024.0, "KiB")
-            } else {
-                (value, "B")
-            };
-            if u == "B" && v.fract() == 0.0 {
-                format!("{v} B")
-            } else {
-                format!("{} {u}", sig3(v))
-            }
-        }
-        "MiB" => format!("{} MiB", sig3(value)),
-        "%" => format!("{}%", sig3(value)),
+        "B" if value.abs() >= 1024.0 * 1024.0 => spaced(value / (1024.0 * 1024.0), "MiB"),
+        "B" if value.abs() >= 1024.0 => spaced(value / 1024.0, "KiB"),
+        "B" => Scaled {
+            whole: value.fract() == 0.0,
+            ..spaced(value, "B")
+        },
+        "%" => tight(value, "%"),
         // A share of a whole (0.25) reads as a percentage.
-        "ratio" => format!("{}%", sig3(value * 100.0)),
-        "x" | "×" => format!("{}×", sig3(value)),
+        "ratio" => tight(value * 100.0, "%"),
+        "x" | "×" => tight(value, "×"),
         // A count of whole things reads as one: 21, not 21.0.
-        "" | "count" if value.fract() == 0.0 => sig3(value).split('.').next().unwrap_or("0").into(),
-        "" | "count" => sig3(value),
+        "" | "count" => Scaled {
+            whole: value.fract() == 0.0,
+            ..spaced(value, "")
+        },
         // Millions of things per second: 419M reads/s.
         rate if rate.ends_with("/s") && value.abs() >= 1e6 => {
-            format!("{}M {rate}", sig3(value / 1e6))
+            tight(value / 1e6, &format!("M {rate}"))
         }
-        other => format!("{} {other}", sig3(value)),
+        other => spaced(value, other),
     }
 }
 
@@ -83,20 +138,6 @@ pub fn seconds(value: f64, unit: &str) -> Option<f64> {
         "ms" => Some(value * 1e-3),
         "s" => Some(value),
         _ => None,
-    }
-}
-
-/// A value in its unit without trailing zeros ("10 µs", not "10.0 µs"): axis labels and bounds.
-pub fn format_plain(v: f64, unit: &str) -> String {
-    let text = format_value(v, unit);
-    let end = text
-        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == ',' || c == '-'))
-        .unwrap_or(text.len());
-    let (num, rest) = text.split_at(end);
-    if num.contains('.') {
-        format!("{}{rest}", num.trim_end_matches('0').trim_end_matches('.'))
-    } else {
-        text
     }
 }
 
@@ -144,6 +185,17 @@ pub fn sig3(v: f64) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_range_names_its_unit_once_where_both_ends_share_it() {
+        assert_eq!(format_range(1.6, 3.44, "×"), "1.60–3.44×");
+        assert_eq!(format_range(30.1, 40.2, "ms"), "30.1–40.2 ms");
+        assert_eq!(format_range(900e3, 1.2e6, "ns"), "900 µs–1.20 ms");
+        assert_eq!(format_range(3.0, 21.0, "count"), "3–21");
+        assert_eq!(format_range(512.0, 2048.0, "B"), "512 B–2.00 KiB");
+        assert_eq!(format_plain(10.0, "µs"), "10 µs");
+        assert_eq!(format_plain(4.2e6, "reads/s"), "4.2M reads/s");
+    }
+
     use super::*;
 
     #[test]
