@@ -1,7 +1,14 @@
 //! The Machines page (`\{{#measure class ...}}`): every machine under `data/` side by side, a
 //! totals row per machine, then per chapter each claim on every machine.
 
-use super::*;
+use super::claims::{claim_href, claim_link, verdict_mark};
+use super::provenance::record_noise;
+use super::table::{MAX_TABLE_PX, TableFont};
+use crate::data::{Data, list};
+use crate::{Directive, esc};
+use measure::claims::Verdict;
+use measure::format::{format_plain, format_value, sig3};
+use measure::record::Record;
 
 /// Every machine under `data/` side by side (a class's hand-in, the book's own machines): each
 /// machine's totals and the chapters where a conclusion did not hold there, then under a heading

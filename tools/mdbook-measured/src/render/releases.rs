@@ -9,9 +9,15 @@
 //! - `releases-chart record=R claim=ID`: one conclusion's figure over the releases;
 //! - `since record=R claim=ID`: in a chapter, on which releases a conclusion held.
 
+use super::claims::verdict_mark;
 use super::class::{claim_figure, claim_median, class_claim_cell, outcome_cell};
-use super::*;
+use super::table::MAX_TABLE_PX;
+use crate::chart::{self, ChartKind, ChartSpec};
+use crate::data::{Data, list};
+use crate::{Directive, esc};
+use measure::claims::Verdict;
 use measure::claims::{Claim, Outcome};
+use measure::record::Record;
 use records::releases::{self, Explanation, Release};
 use std::rc::Rc;
 

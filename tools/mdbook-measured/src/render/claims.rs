@@ -1,0 +1,535 @@
+//! Claims where the prose states them (`claim`), a chapter's list of them (`claims`), its verdicts
+//! in a sentence (`verdicts`) and for its first screen (`verdict-summary`), beside a busy
+//! neighbour (`busy`), and the confidence the verdicts ask for (`coverage`).
+
+use super::class::class_row_anchor;
+use super::count_cells;
+use crate::data::Data;
+use crate::{Directive, esc};
+use measure::claims::Verdict;
+use measure::format::format_plain;
+use measure::record::Record;
+use measure::report::{claim_noise, noise_note};
+
+/// A claim, checked where it is stated: its figure with the interval its verdict was judged on
+/// (or a mark), with the claim in the hover text. On the book's own machine a conclusion that is
+/// not *held*, or a broken invariant, fails the build; on another machine the verdict is shown
+/// beside the figure.
+pub(super) fn claim(data: &Data, d: &Directive) -> Result<String, String> {
+    d.check_keys(&["record", "machine", "id", "show"])?;
+    let r = data.resolve_record_only(d)?;
+    let record = d.get("record").unwrap_or_default();
+    let id = d
+        .get("id")
+        .ok_or("missing id=CLAIM (a claim's id in listings/<record>/claims.toml)")?;
+    let claims = data.claims(record)?;
+    let claim = claims.get(id).ok_or_else(|| {
+        format!(
+            "no claim `{id}` in listings/{record}/claims.toml; it has: {}",
+            claims.ids().join(", ")
+        )
+    })?;
+    let show = d.get("show").unwrap_or("figure");
+    if !["figure", "short", "mark", "answer"].contains(&show) {
+        return Err(format!("show=`{show}`: use figure, short, mark or answer"));
+    }
+    data.note_claim_used(record, id);
+    let outcome = claim.check(&r.record);
+    let machine = &r.machine;
+    let noisy = claim_noise(claim, &r.record);
+    let noise = noisy
+        .as_ref()
+        .map(|n| format!(" ({})", noise_note(n)))
+        .unwrap_or_default();
+    let title = format!(
+        "Checked {}: {}. On {machine}: {}, {}{noise}.",
+        claim.kind.name(),
+        claim.says,
+        outcome.word(),
+        outcome.summary()
+    );
+    if data.is_reference(machine, record) {
+        match &outcome.verdict {
+            Verdict::Held => {}
+            Verdict::Missing(why) => {
+                return Err(format!(
+                    "{} `{id}` cannot be checked on {machine}: {why}",
+                    claim.kind.name()
+                ));
+            }
+            _ => {
+                return Err(format!(
+                    "{} `{id}` is {} on {machine}, the book's machine for this chapter: {}{noise}. The sentence says: {}",
+                    claim.kind.name(),
+                    outcome.word(),
+                    outcome.summary(),
+                    claim.says
+                ));
+            }
+        }
+    }
+    let Some((class, sign)) = verdict_mark(&outcome.verdict) else {
+        return Ok(format!(
+            "<span class=\"measure-na\" title=\"{}\">n/a</span>",
+            esc(&format!(
+                "Claim `{id}` not checked on {machine}: {}",
+                outcome.summary()
+            ))
+        ));
+    };
+    // The figure links to the claim's entry in its chapter's list: its verdict without a mouse.
+    let href = claim_href(data, record, id);
+    // Beside a verdict other than held: what it was, on which machine, against which bound, and
+    // how it failed (a near miss reads differently from a reversal); a link to its entry.
+    let verdict = if outcome.held() {
+        String::new()
+    } else {
+        let how = claim
+            .failure(&outcome)
+            .map(|f| format!("; {}", f.text()))
+            .unwrap_or_default();
+        let (tag, attr) = match &href {
+            Some(href) => ("a", format!(" href=\"{href}\"")),
+            None => ("span", String::new()),
+        };
+        // A verdict on another machine than the page's (the busy rerun): the sentence around it
+        // is not marked as failing here.
+        let elsewhere = if *machine != data.page_machine(record) {
+            " elsewhere"
+        } else {
+            ""
+        };
+        format!(
+            " <{tag} class=\"claim-verdict {class}{elsewhere}\"{attr}>{sign} {} on {} (claim: {}{how}){}</{tag}>",
+            outcome.word(),
+            esc(machine),
+            esc(&outcome.bound),
+            // Said only where the run was noisy: on a quiet machine the excuse does not apply.
+            if claim.quiet && noisy.is_some() {
+                " (a claim for a quiet machine, on a noisy run)"
+            } else {
+                ""
+            }
+        )
+    };
+    let figure = claim_link(data, record, id, class, &title, &esc(&outcome.figure));
+    // A checklist's magnitude: the figure alone (its interval is one link away).
+    if show == "short" {
+        return Ok(format!("{figure}{verdict}"));
+    }
+    let figure = format!(
+        "{figure} <span class=\"claim-interval\">({})</span>",
+        esc(&outcome.interval_text())
+    );
+    Ok(match show {
+        // An exercise's folded answer: the claim's id and sentence beside its figure, in plain view.
+        "answer" => format!(
+            "<code>{}</code>: {figure} {sign}{verdict} {} ({}: {})",
+            esc(id),
+            esc(&claim.says),
+            claim.kind.name(),
+            esc(&outcome.bound)
+        ),
+        // A mark alone where the claim held; where it did not, the verdict itself (a link).
+        "mark" if !outcome.held() => verdict.trim_start().to_string(),
+        "mark" => {
+            let (tag, href) = match &href {
+                Some(href) => ("a", format!(" href=\"{href}\"")),
+                None => ("span", String::new()),
+            };
+            format!(
+                "<{tag} class=\"claim-mark {class}\"{href} title=\"{}\" aria-label=\"checked claim: {}\">✓</{tag}>",
+                esc(&title),
+                outcome.word()
+            )
+        }
+        _ => format!("{figure}{verdict}"),
+    })
+}
+
+/// The anchor of a claim's entry in its chapter's list, unique across the book (print.html holds
+/// every chapter).
+fn claim_anchor(record: &str, id: &str) -> String {
+    format!("claim-{}-{}", esc(record), esc(id))
+}
+
+/// Where a claim's entry is, if a page lists its chapter's claims.
+pub(super) fn claim_href(data: &Data, record: &str, id: &str) -> Option<String> {
+    data.claim_list_page(record)
+        .map(|page| format!("{}#{}", esc(page), claim_anchor(record, id)))
+}
+
+/// A verdict's CSS class and sign; none for a claim that could not be checked.
+pub(super) fn verdict_mark(v: &Verdict) -> Option<(&'static str, &'static str)> {
+    match v {
+        Verdict::Held => Some(("held", "✓")),
+        Verdict::NotShown => Some(("not-shown", "?")),
+        Verdict::Refuted => Some(("not-held", "✗")),
+        Verdict::Missing(_) => None,
+    }
+}
+
+/// A chapter's checked claims (`\{{#measure claims record=R}}`), for its end: each conclusion's
+/// sentence, figure with its interval, bound and verdict on the page's machine, then the
+/// invariants; what a reader without a mouse, and paper, sees of them. Listing a claim does not
+/// state it: a claim still needs its sentence in the prose.
+pub(super) fn claims_list(data: &Data, d: &Directive) -> Result<String, String> {
+    d.check_keys(&["record", "machine"])?;
+    let r = data.resolve_record_only(d)?;
+    let record = d.get("record").unwrap_or_default();
+    let claims = data.claims(record)?;
+    let entry = |c: &measure::claims::Claim| {
+        let outcome = c.check(&r.record);
+        let (class, sign) = verdict_mark(&outcome.verdict).unwrap_or(("not-checked", "–"));
+        let figure = match &outcome.verdict {
+            Verdict::Missing(why) => esc(why),
+            _ => format!(
+                "{} <span class=\"claim-interval\">({})</span>; {}: {}",
+                esc(&outcome.figure),
+                esc(&outcome.interval_text()),
+                c.kind.name(),
+                esc(&outcome.bound)
+            ),
+        };
+        let notes = claim_notes(data, record, c, &outcome, &r.record);
+        let notes = if notes.is_empty() {
+            String::new()
+        } else {
+            format!("<span class=\"depends\">{}</span>", notes.join("; "))
+        };
+        (
+            outcome.held(),
+            format!(
+                "<li id=\"{}\"><span class=\"claims-verdict {class}\">{sign} {}</span> <code>{}</code>: {}. <span class=\"claims-figure\">{figure}</span>{notes}</li>",
+                claim_anchor(record, &c.id),
+                outcome.word(),
+                esc(&c.id),
+                esc(&c.says)
+            ),
+        )
+    };
+    let conclusions: Vec<(bool, String)> = claims.conclusions().map(entry).collect();
+    let invariants: Vec<(bool, String)> = claims.invariants().map(entry).collect();
+    let held = conclusions.iter().filter(|(h, _)| *h).count();
+    let mut html = format!(
+        "<div class=\"claims-list\">\n<p class=\"claims-total\">On {}: {held} of {} conclusions held.</p>\n<ol class=\"claims\">\n",
+        esc(&r.machine),
+        conclusions.len()
+    );
+    for (_, li) in &conclusions {
+        html.push_str(li);
+        html.push('\n');
+    }
+    html.push_str("</ol>\n");
+    if !invariants.is_empty() {
+        let ok = invariants.iter().filter(|(h, _)| *h).count();
+        html.push_str(&format!(
+            "<p class=\"claims-total\">Sanity checks (invariants: a run that breaks one saves nothing): {ok} of {} held.</p>\n<ol class=\"claims invariants\">\n",
+            invariants.len()
+        ));
+        for (_, li) in &invariants {
+            html.push_str(li);
+            html.push('\n');
+        }
+        html.push_str("</ol>\n");
+    }
+    html.push_str("</div>\n");
+    Ok(html)
+}
+
+/// What a claim's entry says beside its figure: how it failed where it did (the interval against
+/// the bound, what would decide it, the command that reruns it), whether it needs a quiet machine
+/// and whether this run was one, what it depends on, and a link to it on every machine.
+fn claim_notes(
+    data: &Data,
+    record: &str,
+    c: &measure::claims::Claim,
+    outcome: &measure::claims::Outcome,
+    rec: &Record,
+) -> Vec<String> {
+    let mut notes = Vec::new();
+    // A pattern's cells differ from record to record: the pattern as written, and how many
+    // cells it read on this one (the bound counts them too: "in each of 31").
+    let patterns: Vec<String> = c
+        .cells()
+        .iter()
+        .filter(|cell| cell.is_pattern())
+        .map(|cell| format!("<code>{}</code>", esc(&cell.to_string())))
+        .collect();
+    if !patterns.is_empty() {
+        let read = match c.cells_on(rec) {
+            Ok(cells) => format!(", {} on this run", count_cells(cells.len())),
+            Err(_) => String::new(),
+        };
+        notes.push(format!(
+            "cells: every one matching {}{read}",
+            patterns.join(", ")
+        ));
+    }
+    let how = c
+        .failure(outcome)
+        .map(|f| esc(&f.text()))
+        .unwrap_or_default();
+    let rerun = format!(
+        "rerun: <code>{}</code>",
+        esc(&rerun_command(record, c, rec))
+    );
+    match outcome.verdict {
+        Verdict::NotShown => {
+            notes.push(format!("{how} ({}); {rerun}", esc(&outcome.decide_text())))
+        }
+        Verdict::Refuted => notes.push(format!(
+            "{how}; the whole interval lies on the wrong side of the bound; {rerun}"
+        )),
+        _ => {}
+    }
+    if c.quiet {
+        notes.push(match claim_noise(c, rec) {
+            _ if outcome.held() => "needs a quiet machine".to_string(),
+            Some(n) => format!(
+                "needs a quiet machine, and this run was {}",
+                esc(&noise_note(&n))
+            ),
+            None => "needs a quiet machine (this run was not noisy)".to_string(),
+        });
+    }
+    if let Some(on) = &c.depends_on {
+        notes.push(format!("depends on {}", esc(on)));
+    }
+    if let Some(page) = data.class_page(record) {
+        notes.push(format!(
+            "<a href=\"{}#{}\">on every machine</a>",
+            esc(page),
+            class_row_anchor(record, &c.id)
+        ));
+    }
+    notes
+}
+
+/// A chapter's verdicts for its first screen (`\{{#measure verdict-summary record=R}}`): "On
+/// MACHINE: N of M conclusions held", and for each one that did not hold there its sentence,
+/// figure, bound, how it failed, what it depends on, the command that reruns it and a link to
+/// its entry in the chapter's list.
+pub(super) fn verdict_summary(data: &Data, d: &Directive) -> Result<String, String> {
+    d.check_keys(&["record", "machine"])?;
+    let r = data.resolve_record_only(d)?;
+    let record = d.get("record").unwrap_or_default();
+    let claims = data.claims(record)?;
+    let mut failed = Vec::new();
+    let (mut held, mut judged) = (0, 0);
+    for c in claims.conclusions() {
+        let outcome = c.check(&r.record);
+        let Some((class, sign)) = verdict_mark(&outcome.verdict) else {
+            continue; // not measured there: counted by the claims list, not judged here
+        };
+        judged += 1;
+        if outcome.held() {
+            held += 1;
+            continue;
+        }
+        let notes = claim_notes(data, record, c, &outcome, &r.record);
+        let entry = match claim_href(data, record, &c.id) {
+            Some(href) => format!(" <a href=\"{href}\">its entry</a>"),
+            None => String::new(),
+        };
+        failed.push(format!(
+            "<li><span class=\"claims-verdict {class}\">{sign} {}</span> {}: <strong>{}</strong> ({}; claim: {}).{entry}<span class=\"depends\">{}</span></li>",
+            outcome.word(),
+            esc(&c.says),
+            esc(&outcome.figure),
+            esc(&outcome.interval_text()),
+            esc(&outcome.bound),
+            notes.join("; ")
+        ));
+    }
+    if judged == 0 {
+        return Ok(String::new());
+    }
+    let mut html = format!(
+        "<p class=\"verdict-summary\"><strong>On {}: {held} of {judged} conclusions held.</strong>",
+        esc(&r.machine)
+    );
+    if failed.is_empty() {
+        html.push_str("</p>\n");
+    } else {
+        html.push_str(" These did not:</p>\n<ul class=\"verdict-summary\">\n");
+        html.push_str(&failed.join("\n"));
+        html.push_str("\n</ul>\n");
+    }
+    Ok(html)
+}
+
+/// Claims on the chapter's machine, quiet and beside a busy neighbour
+/// (`\{{#measure busy record=R machine=BUSY ids=a,b}}`): one row a claim, its sentence, its
+/// figure and verdict on each; both columns the book's machine, in a reader's book too.
+pub(super) fn busy(data: &Data, d: &Directive) -> Result<String, String> {
+    d.check_keys(&["record", "machine", "ids"])?;
+    let record = d.get("record").ok_or("missing record=CHAPTER")?;
+    let busy = d
+        .get("machine")
+        .ok_or("missing machine=NAME (the busy machine's folder under data/)")?;
+    let ids: Vec<&str> = d
+        .get("ids")
+        .ok_or("missing ids=a,b,... (the claims to compare)")?
+        .split(',')
+        .collect();
+    let quiet = data.reference_for(record).to_string();
+    let claims = data.claims(record)?;
+    let records = [data.record(&quiet, record)?, data.record(busy, record)?];
+    let mut rows = String::new();
+    for id in &ids {
+        let c = claims.get(id).ok_or_else(|| {
+            format!(
+                "no claim `{id}` in listings/{record}/claims.toml; it has: {}",
+                claims.ids().join(", ")
+            )
+        })?;
+        data.note_claim_used(record, id);
+        let href = claim_href(data, record, id);
+        let mut cells = String::new();
+        for rec in &records {
+            let o = c.check(rec);
+            let (class, sign) = verdict_mark(&o.verdict).unwrap_or(("not-checked", "–"));
+            let figure = match &href {
+                Some(h) => format!(
+                    "<a class=\"claim {class}\" href=\"{h}\">{}</a>",
+                    esc(&o.figure)
+                ),
+                None => esc(&o.figure),
+            };
+            cells.push_str(&format!(
+                "<td>{figure} <span class=\"claims-verdict {class}\">{sign} {}</span></td>",
+                o.word()
+            ));
+        }
+        let quiet_mark = if c.quiet {
+            " <em>(needs a quiet machine)</em>"
+        } else {
+            ""
+        };
+        rows.push_str(&format!(
+            "<tr><td>{}{quiet_mark}</td>{cells}</tr>\n",
+            esc(&c.says)
+        ));
+    }
+    Ok(format!(
+        "<div class=\"measure-table\"><table class=\"measure busy\"><thead><tr><th>claim</th><th>quiet: {}</th><th>beside a busy neighbour: {}</th></tr></thead>\n<tbody>\n{rows}</tbody></table></div>\n",
+        esc(&quiet),
+        esc(busy)
+    ))
+}
+
+/// The command that reruns the experiments a claim reads on `rec`; its report judges the claim
+/// again (no `--save`: a filtered run would replace the machine's whole record).
+fn rerun_command(record: &str, c: &measure::claims::Claim, rec: &Record) -> String {
+    let mut experiments = c.experiments_on(rec);
+    experiments.sort_unstable();
+    experiments.dedup();
+    let filters: String = experiments
+        .iter()
+        .map(|e| format!(" --filter {e}"))
+        .collect();
+    format!("cargo run -p {record} --{filters}")
+}
+
+/// The confidence the verdicts ask for (`\{{#measure coverage}}`: "90%"), or what the interval
+/// from `reps` repetitions actually covers (`reps=5`: "93.8%"), from `measure::verdict`.
+pub(super) fn coverage(d: &Directive) -> Result<String, String> {
+    d.check_keys(&["reps"])?;
+    let level = match d.get("reps") {
+        None => measure::verdict::CONFIDENCE,
+        Some(n) => {
+            let n: usize = n
+                .parse()
+                .map_err(|_| format!("reps=`{n}`: a whole number"))?;
+            let figures: Vec<f64> = (0..n).map(|i| i as f64).collect();
+            measure::verdict::median_interval(&figures)
+                .ok_or_else(|| {
+                    format!(
+                        "reps={n}: fewer than {} repetitions give no interval",
+                        measure::verdict::MIN_REPETITIONS
+                    )
+                })?
+                .coverage
+        }
+    };
+    Ok(format_plain(level * 100.0, "%"))
+}
+
+/// A record's verdicts in one sentence: "15 held, 3 not shown (`a`, `b`, `c`) and 1 refuted
+/// (`d`, which needs a quiet machine) of 19 conclusions; 4 of 4 invariants held".
+pub(super) fn verdicts(data: &Data, d: &Directive) -> Result<String, String> {
+    d.check_keys(&["record", "machine"])?;
+    let r = data.resolve_record_only(d)?;
+    let claims = data.claims(d.get("record").unwrap_or_default())?;
+    let (mut held, mut not_shown, mut refuted, mut missing) = (0, Vec::new(), Vec::new(), 0);
+    for c in claims.conclusions() {
+        let named = if c.quiet {
+            format!("<code>{}</code> (quiet)", esc(&c.id))
+        } else {
+            format!("<code>{}</code>", esc(&c.id))
+        };
+        match c.check(&r.record).verdict {
+            Verdict::Held => held += 1,
+            Verdict::NotShown => not_shown.push(named),
+            Verdict::Refuted => refuted.push(named),
+            Verdict::Missing(_) => missing += 1,
+        }
+    }
+    let invariants: Vec<Verdict> = claims
+        .invariants()
+        .map(|c| c.check(&r.record).verdict)
+        .collect();
+    let named = |v: &[String]| {
+        if v.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", v.join(", "))
+        }
+    };
+    let mut text = format!(
+        "{held} held, {} not shown{} and {} refuted{} of {} conclusions",
+        not_shown.len(),
+        named(&not_shown),
+        refuted.len(),
+        named(&refuted),
+        held + not_shown.len() + refuted.len() + missing
+    );
+    if missing > 0 {
+        text.push_str(&format!(" ({missing} not measured there)"));
+    }
+    let measured = invariants
+        .iter()
+        .filter(|v| !matches!(v, Verdict::Missing(_)))
+        .count();
+    if measured > 0 {
+        let ok = invariants.iter().filter(|v| **v == Verdict::Held).count();
+        text.push_str(&format!("; {ok} of {measured} invariants held"));
+    }
+    Ok(format!(
+        "<span class=\"verdicts\" title=\"on {}\">{text}</span>",
+        esc(&r.machine)
+    ))
+}
+
+/// A figure of a claim, as a link to its entry in its chapter's list (its sentence, bound and
+/// verdict without a mouse) where a page lists it; `inner` is HTML.
+pub(super) fn claim_link(
+    data: &Data,
+    record: &str,
+    id: &str,
+    class: &str,
+    title: &str,
+    inner: &str,
+) -> String {
+    match claim_href(data, record, id) {
+        Some(href) => format!(
+            "<a class=\"claim {class}\" href=\"{href}\" title=\"{}\">{inner}</a>",
+            esc(title)
+        ),
+        None => format!(
+            "<span class=\"claim {class}\" title=\"{}\">{inner}</span>",
+            esc(title)
+        ),
+    }
+}

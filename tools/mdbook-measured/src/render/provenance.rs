@@ -1,0 +1,277 @@
+//! Where the figures come from: the provenance line under a table (`provenance`), the machine
+//! (`machine`, `topology`), which machine each chapter's figures come from (`machines`) and the
+//! versions in force (`versions`).
+
+use super::count_cells;
+use crate::data::{Data, list};
+use crate::{Directive, esc, locked_versions};
+use measure::format::format_plain;
+use measure::noise;
+use measure::record::Record;
+
+pub(super) fn machine(data: &Data, d: &Directive) -> Result<String, String> {
+    d.check_keys(&["record", "machine", "field"])?;
+    let r = data.resolve_record_only(d)?;
+    let m = &r.record.machine;
+    Ok(match d.get("field").unwrap_or("summary") {
+        "summary" => machine_summary(&r.record),
+        "cpu" => esc(&m.cpu_model),
+        "cores" => m.available_parallelism.to_string(),
+        "name" => esc(&m.name),
+        other => return Err(format!("field=`{other}`: use summary, cpu, cores or name")),
+    })
+}
+
+/// The rows of `data/NAME/machine.toml` (written by `scripts/machine-info.sh`), in this order.
+const TOPOLOGY: [(&str, &str); 14] = [
+    ("cpu_model", "CPU model"),
+    ("vendor", "vendor"),
+    ("family_model", "family and model"),
+    ("cpus", "CPUs"),
+    ("topology", "topology"),
+    ("thread_siblings", "thread siblings"),
+    ("caches", "caches"),
+    ("hypervisor", "hypervisor"),
+    ("clocksource", "clock source"),
+    ("kernel", "kernel"),
+    ("scheduler_tick", "scheduler tick"),
+    ("glibc", "C library"),
+    ("mimalloc", "mimalloc"),
+    ("recorded", "recorded"),
+];
+
+/// What in a machine shapes its results, from `data/NAME/machine.toml`, as a two-column table.
+pub(super) fn topology(data: &Data, d: &Directive) -> Result<String, String> {
+    d.check_keys(&["machine"])?;
+    let machine = d.get("machine").unwrap_or(data.reference());
+    let path = data.root().join("data").join(machine).join("machine.toml");
+    let text = std::fs::read_to_string(&path).map_err(|e| {
+        format!(
+            "data/{machine}/machine.toml: {e} (write it on that machine with scripts/machine-info.sh {machine})"
+        )
+    })?;
+    let table: toml::Table = text
+        .parse()
+        .map_err(|e| format!("data/{machine}/machine.toml: {e}"))?;
+    if let Some(unknown) = table
+        .keys()
+        .find(|k| !TOPOLOGY.iter().any(|(key, _)| key == k))
+    {
+        return Err(format!(
+            "data/{machine}/machine.toml: unknown key `{unknown}` (scripts/machine-info.sh writes {})",
+            list(&TOPOLOGY.map(|(k, _)| k.to_string()))
+        ));
+    }
+    let mut html = format!(
+        "<table class=\"measure topology\"><thead><tr><th colspan=\"2\">{}</th></tr></thead><tbody>",
+        esc(machine)
+    );
+    for (key, label) in TOPOLOGY {
+        let value = table.get(key).and_then(|v| v.as_str()).ok_or_else(|| {
+            format!("data/{machine}/machine.toml: `{key}` is missing or not a string")
+        })?;
+        html.push_str(&format!(
+            "<tr><td>{}</td><td>{}</td></tr>",
+            esc(label),
+            esc(value)
+        ));
+    }
+    html.push_str("</tbody></table>\n");
+    Ok(html)
+}
+
+fn machine_summary(rec: &Record) -> String {
+    let m = &rec.machine;
+    if rec.source.is_some() {
+        return esc(&m.cpu_model);
+    }
+    format!(
+        "{}, {} CPUs (available_parallelism {}), {:.0} GiB, {} {}",
+        esc(&m.cpu_model),
+        m.cores_seen,
+        m.available_parallelism,
+        m.memory_bytes as f64 / (1u64 << 30) as f64,
+        m.os,
+        esc(&m.kernel)
+    )
+}
+
+/// The line under every table: where, how often, when, from which commit, how noisy; the rest
+/// (CPU, versions, seed, load) one click away.
+/// `reps`: the repetitions of the experiment the table or chart shows (experiments may run more
+/// than the record's default).
+pub(super) fn provenance(data: &Data, rec: &Record, machine: &str, reps: u32) -> String {
+    if let Some(src) = &rec.source {
+        return format!(
+            "<details class=\"provenance\"><summary>Published figures: {}</summary><p>{}. Setup: {}.</p></details>",
+            esc(&src.document),
+            esc(&src.location),
+            esc(&src.setup)
+        );
+    }
+    let crates: Vec<String> = rec
+        .build
+        .crates
+        .iter()
+        .map(|(n, v)| format!("{n} {v}"))
+        .collect();
+    let stale = data
+        .staleness(rec)
+        .map(|s| format!(" · <strong class=\"stale\">stale: {}</strong>", esc(&s)))
+        .unwrap_or_default();
+    let (noise_short, noise_long) = match record_noise(rec) {
+        Some((median, max, noisy, cells)) => (
+            format!(
+                " · noise {} of a core{}",
+                format_plain(median, "%"),
+                if noisy > 0 {
+                    format!(" (<strong>{} noisy</strong>)", count_cells(noisy))
+                } else {
+                    String::new()
+                }
+            ),
+            format!(
+                " Noise (CPU stolen by the hypervisor or used by other processes while a cell ran): median {}, at most {} of a core over {cells} cells; {noisy} above {}.",
+                format_plain(median, "%"),
+                format_plain(max, "%"),
+                format_plain(noise::NOISY_PERCENT_OF_A_CORE, "%")
+            ),
+        ),
+        None => (String::new(), String::new()),
+    };
+    format!(
+        "<details class=\"provenance\"><summary>Measured on <code>{}</code> · {} repetitions · {} · commit <code>{}</code>{noise_short}{stale}</summary><p>{}; {}, {}; median with min–max over repetitions, variants interleaved (order seed {}); load average {:.2} before, {:.2} after.{noise_long}</p></details>",
+        esc(machine),
+        reps,
+        esc(rec.created.get(..10).unwrap_or(&rec.created)),
+        esc(&rec.build.commit),
+        machine_summary(rec),
+        esc(&rec.build.rustc),
+        esc(&crates.join(", ")),
+        rec.seed,
+        rec.machine.load_before[0],
+        rec.machine.load_after[0],
+    )
+}
+
+/// A table's or chart's provenance line, where the page has not shown the same one already (the
+/// same record, machine and repetitions): a page says where its figures come from once, and again
+/// only where that changes (published figures, another machine, another experiment's count).
+pub(super) fn provenance_once(data: &Data, rec: &Record, machine: &str, reps: u32) -> String {
+    let key = format!("{machine}/{}/{}/{reps}", rec.chapter, rec.created);
+    if data.first_on_page(key) {
+        provenance(data, rec, machine, reps)
+    } else {
+        String::new()
+    }
+}
+
+/// Over every cell of a record: (median, max) of steal + other processes' CPU in percent of a
+/// core, how many cells were noisy, and how many cells there were.
+pub(super) fn record_noise(rec: &Record) -> Option<(f64, f64, usize, usize)> {
+    let totals: Vec<f64> = rec
+        .series
+        .iter()
+        .filter(|s| s.metric == noise::STEAL)
+        .filter_map(|s| {
+            measure::report::cell_noise(rec, &s.experiment, &s.case, &s.variant).map(|n| n.total())
+        })
+        .collect();
+    let summary = measure::Summary::of(&totals)?;
+    let noisy = totals
+        .iter()
+        .filter(|t| **t > noise::NOISY_PERCENT_OF_A_CORE)
+        .count();
+    Some((summary.median, summary.max, noisy, totals.len()))
+}
+
+/// The title page's list: which machine each chapter's figures come from.
+pub(super) fn machines(data: &Data, d: &Directive) -> Result<String, String> {
+    d.check_keys(&["records"])?;
+    let records = data.records_or_all(d.get("records"))?;
+    let mut html = String::from(
+        "<table class=\"measure machines\"><thead><tr><th>chapter</th><th>machine</th><th>CPU</th><th>measured</th><th>noise (median, of a core)</th></tr></thead><tbody>",
+    );
+    for name in &records {
+        let machine = data.machine_for(name, None);
+        let rec = data.record(&machine, name)?;
+        let noise = record_noise(&rec)
+            .map(|(median, _, noisy, _)| {
+                format!(
+                    "{}{}",
+                    format_plain(median, "%"),
+                    if noisy > 0 {
+                        format!(", {} noisy", count_cells(noisy))
+                    } else {
+                        String::new()
+                    }
+                )
+            })
+            .unwrap_or_else(|| "not recorded".into());
+        let m = &rec.machine;
+        html.push_str(&format!(
+            "<tr><td>{}</td><td><code>{}</code></td><td>{}, {} CPUs</td><td>{}, {} repetitions</td><td>{}</td></tr>",
+            esc(&rec.title),
+            esc(&machine),
+            esc(&m.cpu_model),
+            m.available_parallelism,
+            esc(rec.created.get(..10).unwrap_or(&rec.created)),
+            rec.reps,
+            esc(&noise)
+        ));
+    }
+    html.push_str("</tbody></table>\n");
+    Ok(html)
+}
+
+pub(super) fn versions(data: &Data, d: &Directive) -> Result<String, String> {
+    d.check_keys(&["crates"])?;
+    let locked = locked_versions(data.root())?;
+    let toolchain = std::fs::read_to_string(data.root().join("rust-toolchain.toml"))
+        .ok()
+        .and_then(|t| t.parse::<toml::Table>().ok())
+        .and_then(|t| {
+            t.get("toolchain")?
+                .get("channel")?
+                .as_str()
+                .map(str::to_string)
+        })
+        .ok_or("rust-toolchain.toml has no [toolchain] channel")?;
+    // The book's own renderer, then each chapter's crates as its manifest lists them.
+    let mut wanted: Vec<&str> = vec!["mdbook-driver"];
+    match d.get("crates") {
+        Some(c) => wanted = c.split(',').collect(),
+        None => {
+            for m in data.chapters() {
+                for c in &m.crates {
+                    if !wanted.contains(&c.as_str()) {
+                        wanted.push(c);
+                    }
+                }
+            }
+        }
+    }
+    let mut html = format!(
+        "<table class=\"measure versions\"><thead><tr><th>component</th><th>version</th></tr></thead><tbody><tr><td>Rust toolchain</td><td>{}</td></tr>",
+        esc(&toolchain)
+    );
+    for name in wanted {
+        match locked.get(name) {
+            Some(v) => html.push_str(&format!(
+                "<tr><td><code>{}</code></td><td>{}</td></tr>",
+                esc(name),
+                esc(v)
+            )),
+            None => return Err(format!("`{name}` is not in Cargo.lock")),
+        }
+    }
+    html.push_str("</tbody></table>\n");
+    Ok(html)
+}
+
+/// The provenance line alone.
+pub(super) fn provenance_line(data: &Data, d: &Directive) -> Result<String, String> {
+    d.check_keys(&["record", "machine"])?;
+    let r = data.resolve_record_only(d)?;
+    Ok(provenance(data, &r.record, &r.machine, r.record.reps))
+}
