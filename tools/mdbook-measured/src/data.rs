@@ -368,6 +368,19 @@ impl Data {
             .map_or(self.reference.as_str(), String::as_str)
     }
 
+    /// What `machine`'s record of `record` is to the book, which decides the rules its claims
+    /// are judged by (`records::judge`): in a reader's book, every machine is another machine.
+    pub fn role(&self, machine: &str, record: &str) -> records::judge::Role {
+        use records::judge::Role;
+        let reference = self.reference_for(record);
+        match machine {
+            _ if self.reader.is_some() => Role::Other,
+            m if m == reference => Role::Reference,
+            m if m == format!("{reference}-busy") => Role::Busy,
+            _ => Role::Other,
+        }
+    }
+
     /// Whether `machine` is the book's own source for `record` (a claim must hold there).
     pub fn is_reference(&self, machine: &str, record: &str) -> bool {
         self.reader.is_none() && machine == self.reference_for(record)

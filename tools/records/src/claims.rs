@@ -54,7 +54,9 @@
 //! `[[claim.history]]` entry ([`crate::history`]); a claim removed for good becomes a
 //! `[[retired]]` entry.
 
-use crate::format::{format_metric, format_plain, format_value, plain, seconds, sig3};
+use crate::format::{
+    format_metric, format_plain, format_range, format_value, plain, seconds, sig3,
+};
 use crate::record::{Record, Series};
 use crate::verdict::{self, Interval, Limits};
 use serde::Deserialize;
@@ -557,8 +559,9 @@ impl Claim {
         let missing = |why: String| Outcome {
             verdict: Verdict::Missing(why),
             kind: self.kind,
-            figure: String::new(),
+            median: None,
             interval: None,
+            shown: self.shown(&[]),
             bound: self.bound_text(),
             figures: Vec::new(),
             held_in: 0,
@@ -634,8 +637,9 @@ impl Claim {
         Outcome {
             verdict,
             kind: self.kind,
-            figure: median.map(|m| self.show(m, &units)).unwrap_or_default(),
-            interval: interval.map(|i| (self.show(i.lo, &units), self.show(i.hi, &units), i)),
+            median,
+            interval,
+            shown: self.shown(&units),
             bound,
             figures,
             held_in,
@@ -777,17 +781,24 @@ impl Claim {
         }
     }
 
-    /// A figure as the reader reads it: "151×", "35.5 ms", "0".
-    fn show(&self, x: f64, units: &[&str]) -> String {
-        if x.is_infinite() {
-            return "∞".into();
-        }
+    /// How its figures read, given the units of its cells (in `cells()` order; none where the
+    /// record lacks them).
+    pub fn shown(&self, units: &[&str]) -> Shown {
         match &self.test {
-            Test::Value(_, b) | Test::Each(_, b) if b.in_seconds => format_value(x, "s"),
-            // A search that found nothing is no size (see `format_metric`).
-            Test::Value(..) | Test::Each(..) => format_metric(x, units[0], &self.cells()[0].metric),
-            _ => format!("{}×", sig3(x)),
+            Test::Value(_, b) | Test::Each(_, b) if b.in_seconds => Shown::Seconds,
+            Test::Value(..) | Test::Each(..) => Shown::Metric {
+                unit: units.first().unwrap_or(&"").to_string(),
+                metric: self.cells()[0].metric.clone(),
+            },
+            _ => Shown::Ratio,
         }
+    }
+
+    /// How its figures read on `rec`, whose cells give the unit; `None` where `rec` lacks them.
+    pub fn shown_on(&self, rec: &Record) -> Option<Shown> {
+        let cells = self.cells_on(rec).ok()?;
+        let unit = cells.first()?.find(rec).ok()?.unit.clone();
+        Some(self.shown(&[unit.as_str()]))
     }
 
     /// What the claim requires, in a few symbols: "≥ 10×", "lowest of 4", "≤ 3×", "≤ 10%"; a
@@ -1298,11 +1309,13 @@ impl Failure {
 pub struct Outcome {
     pub verdict: Verdict,
     pub kind: Kind,
-    /// The median of the per-repetition figures, formatted ("151×", "35.5 ms"); empty when missing.
-    pub figure: String,
-    /// The interval the verdict was judged on (formatted ends, and the numbers): the median's
-    /// confidence interval, or for an invariant or an every-repetition claim the whole range.
-    pub interval: Option<(String, String, Interval)>,
+    /// The median of the per-repetition figures, in the claim's unit; `None` when missing.
+    pub median: Option<f64>,
+    /// The interval the verdict was judged on: the median's confidence interval, or for an
+    /// invariant or an every-repetition claim the whole range.
+    pub interval: Option<Interval>,
+    /// How its figures read.
+    pub shown: Shown,
     /// What the claim requires ("≥ 10×").
     pub bound: String,
     /// The claim's figure in each repetition, in the order they ran.
@@ -1331,30 +1344,42 @@ impl Outcome {
         }
     }
 
+    /// The median as the reader reads it ("151×", "35.5 ms"); empty when missing.
+    pub fn figure(&self) -> String {
+        self.median.map_or(String::new(), |m| self.shown.text(m))
+    }
+
+    /// The interval's ends as one range ("1.60–3.44×"), if there is one.
+    pub fn range(&self) -> Option<String> {
+        self.interval.as_ref().map(|i| self.shown.range(i.lo, i.hi))
+    }
+
     /// "1.60–3.44× over 5 repetitions", "in its one repetition", "0 in each of 5 repetitions"
     /// (only where every repetition gave that figure, not merely both ends of the interval).
     pub fn interval_text(&self) -> String {
         let n = self.figures.len();
         let all_alike = self.figures.windows(2).all(|w| w[0] == w[1]);
-        match &self.interval {
+        let ends = self
+            .interval
+            .as_ref()
+            .map(|i| (self.shown.text(i.lo), self.shown.text(i.hi)));
+        match ends {
             _ if n == 1 => "in its one repetition".into(),
-            Some((lo, hi, _)) if lo == hi && all_alike => {
-                format!("{lo} in each of {n} repetitions")
-            }
-            Some((lo, hi, _)) if lo == hi => {
+            Some((lo, hi)) if lo == hi && all_alike => format!("{lo} in each of {n} repetitions"),
+            Some((lo, hi)) if lo == hi => {
                 format!("{lo} at both ends of its interval, over {n} repetitions")
             }
-            Some((lo, hi, _)) => format!("{} over {n} repetitions", range_text(lo, hi)),
+            Some(_) => format!("{} over {n} repetitions", self.range().unwrap_or_default()),
             None => format!("over {n} repetitions"),
         }
     }
 
     /// "2.41× (1.60–3.44× over 5 repetitions)": the figure as the pages show it.
     pub fn figure_with_interval(&self) -> String {
-        if self.figure.is_empty() {
+        if self.median.is_none() {
             return String::new();
         }
-        format!("{} ({})", self.figure, self.interval_text())
+        format!("{} ({})", self.figure(), self.interval_text())
     }
 
     /// "2.41× (1.60–3.44× over 5 repetitions; claim: ≥ 1.5×)", with what would decide a claim
@@ -1365,7 +1390,7 @@ impl Outcome {
             verdict => {
                 let mut s = format!(
                     "{} ({}; {}: {})",
-                    self.figure,
+                    self.figure(),
                     self.interval_text(),
                     self.kind.name(),
                     self.bound
@@ -1432,19 +1457,57 @@ impl Outcome {
     }
 }
 
-/// "1.60–3.44×" from "1.60×" and "3.44×"; "900 µs–1.20 ms" where the units differ.
-pub fn range_text(lo: &str, hi: &str) -> String {
-    let split = |s: &str| {
-        let end = s
-            .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == ',' || c == '-'))
-            .unwrap_or(s.len());
-        (s[..end].to_string(), s[end..].to_string())
-    };
-    let ((lo_n, lo_u), (_, hi_u)) = (split(lo), split(hi));
-    if lo_u == hi_u && !lo_n.is_empty() {
-        format!("{lo_n}–{hi}")
-    } else {
-        format!("{lo}–{hi}")
+/// How a claim's figures read: as a ratio ("151×"), as a time, its bound having a time unit
+/// ("35.5 ms"), or in its metric's unit ("4.00 KiB"; "never (≤ 8,192)" where a search found
+/// nothing). The one place a claim's numbers become words.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Shown {
+    Ratio,
+    Seconds,
+    Metric { unit: String, metric: String },
+}
+
+impl Shown {
+    /// "151×", "35.5 ms", "0", "∞".
+    pub fn text(&self, x: f64) -> String {
+        if x.is_infinite() {
+            return "∞".into();
+        }
+        match self {
+            Shown::Ratio => format!("{}×", sig3(x)),
+            Shown::Seconds => format_value(x, "s"),
+            // A search that found nothing is no size (see `format_metric`).
+            Shown::Metric { unit, metric } => format_metric(x, unit, metric),
+        }
+    }
+
+    /// "1.60–3.44×", "30.1–40.2 ms", "900 µs–1.20 ms": the unit once where both ends share it.
+    pub fn range(&self, lo: f64, hi: f64) -> String {
+        let found = |x: f64, metric: &str| {
+            x.is_finite() && crate::format::never_found_up_to(metric, x).is_none()
+        };
+        let unit = match self {
+            _ if !lo.is_finite() || !hi.is_finite() => None,
+            Shown::Ratio => Some("×"),
+            Shown::Seconds => Some("s"),
+            Shown::Metric { unit, metric } if found(lo, metric) && found(hi, metric) => {
+                Some(unit.as_str())
+            }
+            Shown::Metric { .. } => None,
+        };
+        match unit {
+            Some(u) => format_range(lo, hi, u),
+            None => format!("{}–{}", self.text(lo), self.text(hi)),
+        }
+    }
+
+    /// The unit its figures are in, as a chart's axis names it: "×", "s", the metric's unit.
+    pub fn unit(&self) -> &str {
+        match self {
+            Shown::Ratio => "×",
+            Shown::Seconds => "s",
+            Shown::Metric { unit, .. } => unit,
+        }
     }
 }
 
@@ -1580,7 +1643,7 @@ at-most = 0
         }
         // Per repetition: 300×, 233×, 180×, 267×, 189×; the median 233×, the range the interval.
         let stall = claims.get("stall").unwrap().check(&rec);
-        assert_eq!(stall.figure, "233×");
+        assert_eq!(stall.figure(), "233×");
         assert_eq!(
             stall.summary(),
             "233× (180–300× over 5 repetitions; claim: ≥ 10×)"
@@ -1588,10 +1651,14 @@ at-most = 0
         assert_eq!(stall.margin_text(), "+1,700%");
         let lowest = claims.get("fix-lowest").unwrap().check(&rec);
         assert_eq!(lowest.held_in, 5);
-        assert_eq!(claims.get("fix-fast").unwrap().check(&rec).figure, "150 µs");
+        assert_eq!(
+            claims.get("fix-fast").unwrap().check(&rec).figure(),
+            "150 µs"
+        );
         let each = claims.get("fix-under-1ms-everywhere").unwrap().check(&rec);
         assert_eq!(
-            each.figure, "150 µs",
+            each.figure(),
+            "150 µs",
             "the worst cell, repetition by repetition"
         );
         assert_eq!(each.bound, "≤ 1 ms in each of 2, in every repetition");
@@ -1637,7 +1704,7 @@ at-most = 0
         );
         let o = claims.get("stall").unwrap().check(&rec);
         assert_eq!(
-            (o.verdict.clone(), o.figure.as_str()),
+            (o.verdict.clone(), o.figure().as_str()),
             (Verdict::Refuted, "5.00×")
         );
         assert!(o.margin.unwrap() < 0.0);
@@ -1717,7 +1784,7 @@ at-most = 0
             )],
         );
         let o = claims.get("t").unwrap().check(&rec);
-        assert_eq!(o.figure, "never (≤ 8,192)");
+        assert_eq!(o.figure(), "never (≤ 8,192)");
         assert!(
             o.figure_with_interval().contains("1,024–never (≤ 8,192)"),
             "{}",
@@ -1783,7 +1850,8 @@ at-most = 0
         assert_eq!(o.verdict, Verdict::Held, "{}", o.summary());
         assert_eq!(o.bound, "≤ 1 ms in each of 2");
         assert_eq!(
-            o.figure, "150 µs",
+            o.figure(),
+            "150 µs",
             "the median of each repetition's worst cell"
         );
         // A cell the pattern matches breaks it as a listed cell would.
@@ -1922,9 +1990,9 @@ at-most = 0
 
     #[test]
     fn ranges_share_their_unit() {
-        assert_eq!(range_text("1.60×", "3.44×"), "1.60–3.44×");
-        assert_eq!(range_text("30.1 ms", "40.2 ms"), "30.1–40.2 ms");
-        assert_eq!(range_text("900 µs", "1.20 ms"), "900 µs–1.20 ms");
+        assert_eq!(Shown::Ratio.range(1.6, 3.44), "1.60–3.44×");
+        assert_eq!(Shown::Seconds.range(0.0301, 0.0402), "30.1–40.2 ms");
+        assert_eq!(Shown::Seconds.range(900e-6, 1.2e-3), "900 µs–1.20 ms");
     }
 
     #[test]

@@ -170,6 +170,30 @@ impl Tally {
         }
     }
 
+    /// A claim that no outcome could be had for (its record unreadable): a conclusion not checked.
+    pub fn add_unjudged(&mut self, kind: Kind) {
+        match kind {
+            Kind::Invariant => self.invariants += 1,
+            Kind::Conclusion => self.not_checked += 1,
+        }
+    }
+
+    /// Another tally's counts added to this one's.
+    pub fn merge(&mut self, other: &Tally) {
+        self.held += other.held;
+        self.not_shown += other.not_shown;
+        self.refuted += other.refuted;
+        self.not_checked += other.not_checked;
+        self.invariants += other.invariants;
+        self.invariants_held += other.invariants_held;
+        self.invariants_broken += other.invariants_broken;
+    }
+
+    /// Whether every conclusion it could judge held and no invariant broke.
+    pub fn all_held(&self) -> bool {
+        self.not_shown + self.refuted + self.invariants_broken == 0
+    }
+
     /// Conclusions counted, the unchecked included.
     pub fn conclusions(&self) -> usize {
         self.held + self.not_shown + self.refuted + self.not_checked

@@ -418,7 +418,7 @@ fn claim_line(
     let in_book = match book {
         Some(b) if !claim.is_invariant() => {
             let o = claim.check(b);
-            if o.figure.is_empty() {
+            if o.median.is_none() {
                 String::new()
             } else {
                 format!("; book: {}", o.figure_with_interval())

@@ -10,6 +10,7 @@ use measure::claims::Verdict;
 use measure::format::format_plain;
 use measure::record::Record;
 use measure::report::{claim_noise, noise_note};
+use records::judge::{Tally, judge};
 
 /// A claim, checked where it is stated: its figure with the interval its verdict was judged on
 /// (or a mark), with the claim in the hover text. On the book's own machine a conclusion that is
@@ -34,8 +35,9 @@ pub(super) fn claim(data: &Data, d: &Directive) -> Result<String, String> {
         return Err(format!("show=`{show}`: use figure, short, mark or answer"));
     }
     data.note_claim_used(record, id);
-    let outcome = claim.check(&r.record);
     let machine = &r.machine;
+    let judgement = judge(claim, &r.record, data.role(machine, record));
+    let outcome = judgement.outcome;
     let noisy = claim_noise(claim, &r.record);
     let noise = noisy
         .as_ref()
@@ -48,25 +50,17 @@ pub(super) fn claim(data: &Data, d: &Directive) -> Result<String, String> {
         outcome.word(),
         outcome.summary()
     );
-    if data.is_reference(machine, record) {
-        match &outcome.verdict {
-            Verdict::Held => {}
-            Verdict::Missing(why) => {
-                return Err(format!(
-                    "{} `{id}` cannot be checked on {machine}: {why}",
-                    claim.kind.name()
-                ));
-            }
-            _ => {
-                return Err(format!(
-                    "{} `{id}` is {} on {machine}, the book's machine for this chapter: {}{noise}. The sentence says: {}",
-                    claim.kind.name(),
-                    outcome.word(),
-                    outcome.summary(),
-                    claim.says
-                ));
-            }
-        }
+    // The build holds the book to the same rules as `book check` (`records::judge`).
+    if let Some(why) = &judgement.breach {
+        return Err(format!(
+            "{} `{id}` is {} on {machine}, {}: {}{noise} [{}]. The sentence says: {}",
+            claim.kind.name(),
+            outcome.word(),
+            data.role(machine, record).words(),
+            outcome.summary(),
+            why.text(),
+            claim.says
+        ));
     }
     let Some((class, sign)) = verdict_mark(&outcome.verdict) else {
         return Ok(format!(
@@ -112,7 +106,7 @@ pub(super) fn claim(data: &Data, d: &Directive) -> Result<String, String> {
             }
         )
     };
-    let figure = claim_link(data, record, id, class, &title, &esc(&outcome.figure));
+    let figure = claim_link(data, record, id, class, &title, &esc(&outcome.figure()));
     // A checklist's magnitude: the figure alone (its interval is one link away).
     if show == "short" {
         return Ok(format!("{figure}{verdict}"));
@@ -185,7 +179,7 @@ pub(super) fn claims_list(data: &Data, d: &Directive) -> Result<String, String> 
             Verdict::Missing(why) => esc(why),
             _ => format!(
                 "{} <span class=\"claim-interval\">({})</span>; {}: {}",
-                esc(&outcome.figure),
+                esc(&outcome.figure()),
                 esc(&outcome.interval_text()),
                 c.kind.name(),
                 esc(&outcome.bound)
@@ -316,15 +310,15 @@ pub(super) fn verdict_summary(data: &Data, d: &Directive) -> Result<String, Stri
     let record = d.get("record").unwrap_or_default();
     let claims = data.claims(record)?;
     let mut failed = Vec::new();
-    let (mut held, mut judged) = (0, 0);
+    let mut tally = Tally::default();
     for c in claims.conclusions() {
         let outcome = c.check(&r.record);
+        tally.add(c.kind, &outcome);
+        // Not measured there: counted by the claims list, not judged here.
         let Some((class, sign)) = verdict_mark(&outcome.verdict) else {
-            continue; // not measured there: counted by the claims list, not judged here
+            continue;
         };
-        judged += 1;
         if outcome.held() {
-            held += 1;
             continue;
         }
         let notes = claim_notes(data, record, c, &outcome, &r.record);
@@ -336,18 +330,20 @@ pub(super) fn verdict_summary(data: &Data, d: &Directive) -> Result<String, Stri
             "<li><span class=\"claims-verdict {class}\">{sign} {}</span> {}: <strong>{}</strong> ({}; claim: {}).{entry}<span class=\"depends\">{}</span></li>",
             outcome.word(),
             esc(&c.says),
-            esc(&outcome.figure),
+            esc(&outcome.figure()),
             esc(&outcome.interval_text()),
             esc(&outcome.bound),
             notes.join("; ")
         ));
     }
-    if judged == 0 {
+    if tally.judged() == 0 {
         return Ok(String::new());
     }
     let mut html = format!(
-        "<p class=\"verdict-summary\"><strong>On {}: {held} of {judged} conclusions held.</strong>",
-        esc(&r.machine)
+        "<p class=\"verdict-summary\"><strong>On {}: {} of {} conclusions held.</strong>",
+        esc(&r.machine),
+        tally.held,
+        tally.judged()
     );
     if failed.is_empty() {
         html.push_str("</p>\n");
@@ -393,9 +389,9 @@ pub(super) fn busy(data: &Data, d: &Directive) -> Result<String, String> {
             let figure = match &href {
                 Some(h) => format!(
                     "<a class=\"claim {class}\" href=\"{h}\">{}</a>",
-                    esc(&o.figure)
+                    esc(&o.figure())
                 ),
-                None => esc(&o.figure),
+                None => esc(&o.figure()),
             };
             cells.push_str(&format!(
                 "<td>{figure} <span class=\"claims-verdict {class}\">{sign} {}</span></td>",
@@ -462,24 +458,21 @@ pub(super) fn verdicts(data: &Data, d: &Directive) -> Result<String, String> {
     d.check_keys(&["record", "machine"])?;
     let r = data.resolve_record_only(d)?;
     let claims = data.claims(d.get("record").unwrap_or_default())?;
-    let (mut held, mut not_shown, mut refuted, mut missing) = (0, Vec::new(), Vec::new(), 0);
-    for c in claims.conclusions() {
+    let (mut tally, mut not_shown, mut refuted) = (Tally::default(), Vec::new(), Vec::new());
+    for c in &claims.claims {
+        let outcome = c.check(&r.record);
+        tally.add(c.kind, &outcome);
         let named = if c.quiet {
             format!("<code>{}</code> (quiet)", esc(&c.id))
         } else {
             format!("<code>{}</code>", esc(&c.id))
         };
-        match c.check(&r.record).verdict {
-            Verdict::Held => held += 1,
-            Verdict::NotShown => not_shown.push(named),
-            Verdict::Refuted => refuted.push(named),
-            Verdict::Missing(_) => missing += 1,
+        match (c.is_invariant(), outcome.verdict) {
+            (false, Verdict::NotShown) => not_shown.push(named),
+            (false, Verdict::Refuted) => refuted.push(named),
+            _ => {}
         }
     }
-    let invariants: Vec<Verdict> = claims
-        .invariants()
-        .map(|c| c.check(&r.record).verdict)
-        .collect();
     let named = |v: &[String]| {
         if v.is_empty() {
             String::new()
@@ -488,23 +481,23 @@ pub(super) fn verdicts(data: &Data, d: &Directive) -> Result<String, String> {
         }
     };
     let mut text = format!(
-        "{held} held, {} not shown{} and {} refuted{} of {} conclusions",
-        not_shown.len(),
+        "{} held, {} not shown{} and {} refuted{} of {} conclusions",
+        tally.held,
+        tally.not_shown,
         named(&not_shown),
-        refuted.len(),
+        tally.refuted,
         named(&refuted),
-        held + not_shown.len() + refuted.len() + missing
+        tally.conclusions()
     );
-    if missing > 0 {
-        text.push_str(&format!(" ({missing} not measured there)"));
+    if tally.not_checked > 0 {
+        text.push_str(&format!(" ({} not measured there)", tally.not_checked));
     }
-    let measured = invariants
-        .iter()
-        .filter(|v| !matches!(v, Verdict::Missing(_)))
-        .count();
+    let measured = tally.invariants_held + tally.invariants_broken;
     if measured > 0 {
-        let ok = invariants.iter().filter(|v| **v == Verdict::Held).count();
-        text.push_str(&format!("; {ok} of {measured} invariants held"));
+        text.push_str(&format!(
+            "; {} of {measured} invariants held",
+            tally.invariants_held
+        ));
     }
     Ok(format!(
         "<span class=\"verdicts\" title=\"on {}\">{text}</span>",

@@ -7,8 +7,9 @@ use super::table::{MAX_TABLE_PX, TableFont};
 use crate::data::{Data, list};
 use crate::{Directive, esc};
 use measure::claims::Verdict;
-use measure::format::{format_plain, format_value, sig3};
+use measure::format::format_plain;
 use measure::record::Record;
+use records::judge::Tally;
 
 /// Every machine under `data/` side by side (a class's hand-in, the book's own machines): each
 /// machine's totals and the chapters where a conclusion did not hold there, then under a heading
@@ -152,27 +153,6 @@ pub(super) fn claim_median(o: &measure::claims::Outcome) -> Option<f64> {
     }
 }
 
-/// A figure of `claim` shown as its verdicts show it ("2.41×", "35.5 ms"), in the unit of its
-/// first cell in `rec`.
-pub(super) fn claim_figure(claim: &measure::claims::Claim, rec: &Record, x: f64) -> String {
-    use measure::claims::Test;
-    if x.is_infinite() {
-        return "∞".into();
-    }
-    match &claim.test {
-        Test::Value(_, b) | Test::Each(_, b) if b.in_seconds => format_value(x, "s"),
-        Test::Value(..) | Test::Each(..) => {
-            let unit = claim
-                .cells_on(rec)
-                .ok()
-                .and_then(|cells| cells.first()?.find(rec).ok())
-                .map_or(String::new(), |s| s.unit.clone());
-            format_value(x, &unit)
-        }
-        _ => format!("{}×", sig3(x)),
-    }
-}
-
 /// The claim's sentence, with its id (linked to its entry in the chapter's list) small below,
 /// whether it is an invariant or needs a quiet machine, and what it depends on.
 pub(super) fn class_claim_cell(
@@ -213,12 +193,8 @@ pub(super) fn outcome_cell(
     let title = format!("{} {on}: {}, {}", claim.id, o.word(), o.summary());
     match verdict_mark(&o.verdict) {
         Some((class, sign)) => {
-            let range = o
-                .interval
-                .as_ref()
-                .map(|(lo, hi, _)| measure::claims::range_text(lo, hi))
-                .unwrap_or_default();
-            let shown = format!("{sign} {}", o.figure);
+            let range = o.range().unwrap_or_default();
+            let shown = format!("{sign} {}", o.figure());
             let cell = format!(
                 "{}<span class=\"spread\">{}</span>",
                 claim_link(data, record, &claim.id, class, &title, &esc(&shown)),
@@ -237,52 +213,35 @@ pub(super) fn outcome_cell(
     }
 }
 
-/// Conclusions held, not shown, refuted, not measured; invariants broken.
-#[derive(Default, Clone, Copy)]
-struct Tally {
-    held: usize,
-    not_shown: usize,
-    refuted: usize,
-    missing: usize,
-    broken: usize,
+/// A tally's tally (`records::judge::Tally`) on one machine, counted as the Machines page reads it.
+fn add(t: &mut Tally, claim: &measure::claims::Claim, o: Option<&measure::claims::Outcome>) {
+    match o {
+        Some(o) => t.add(claim.kind, o),
+        None => t.add_unjudged(claim.kind),
+    }
 }
 
-impl Tally {
-    fn add(&mut self, invariant: bool, o: Option<&measure::claims::Outcome>) {
-        match (invariant, o.map(|o| &o.verdict)) {
-            (true, Some(Verdict::Refuted)) => self.broken += 1,
-            (true, _) => {}
-            (false, Some(Verdict::Held)) => self.held += 1,
-            (false, Some(Verdict::NotShown)) => self.not_shown += 1,
-            (false, Some(Verdict::Refuted)) => self.refuted += 1,
-            (false, _) => self.missing += 1,
-        }
+/// "1 ✗ refuted, 2 ? not shown, 1 invariant broken": what did not hold.
+fn failures(t: &Tally) -> String {
+    let mut parts = Vec::new();
+    if t.refuted > 0 {
+        parts.push(format!("{} ✗ refuted", t.refuted));
     }
-    fn all_held(&self) -> bool {
-        self.not_shown + self.refuted + self.broken == 0
+    if t.not_shown > 0 {
+        parts.push(format!("{} ? not shown", t.not_shown));
     }
-    /// "1 refuted, 2 not shown", what did not hold.
-    fn failures(&self) -> String {
-        let mut parts = Vec::new();
-        if self.refuted > 0 {
-            parts.push(format!("{} ✗ refuted", self.refuted));
-        }
-        if self.not_shown > 0 {
-            parts.push(format!("{} ? not shown", self.not_shown));
-        }
-        if self.broken > 0 {
-            parts.push(format!(
-                "{} {} broken",
-                self.broken,
-                if self.broken == 1 {
-                    "invariant"
-                } else {
-                    "invariants"
-                }
-            ));
-        }
-        parts.join(", ")
+    if t.invariants_broken > 0 {
+        parts.push(format!(
+            "{} {} broken",
+            t.invariants_broken,
+            if t.invariants_broken == 1 {
+                "invariant"
+            } else {
+                "invariants"
+            }
+        ));
     }
+    parts.join(", ")
 }
 
 /// The machines, one row each: what it is, its conclusions' totals over every chapter, and the
@@ -338,19 +297,15 @@ fn class_machines(
             }
             let mut tally = Tally::default();
             for (claim, outcomes) in ch.claims.claims.iter().zip(&ch.outcomes) {
-                tally.add(claim.is_invariant(), outcomes[k].as_ref());
+                add(&mut tally, claim, outcomes[k].as_ref());
             }
-            total.held += tally.held;
-            total.not_shown += tally.not_shown;
-            total.refuted += tally.refuted;
-            total.missing += tally.missing;
-            total.broken += tally.broken;
+            total.merge(&tally);
             if !tally.all_held() {
                 affected.push(format!(
                     "<a href=\"#{}\">{}</a>: {}",
                     class_anchor(ch.record),
                     esc(&ch.title),
-                    tally.failures()
+                    failures(&tally)
                 ));
             }
         }
@@ -380,7 +335,12 @@ fn class_machines(
             ""
         };
         widths[0] = widths[0].max(TableFont::code(machine));
-        let counts = [total.held, total.not_shown, total.refuted, total.missing];
+        let counts = [
+            total.held,
+            total.not_shown,
+            total.refuted,
+            total.not_checked,
+        ];
         for (i, n) in counts.iter().enumerate() {
             widths[i + 1] = widths[i + 1].max(TableFont::text(&n.to_string()));
         }
@@ -391,7 +351,7 @@ fn class_machines(
             total.held,
             total.not_shown,
             total.refuted,
-            total.missing,
+            total.not_checked,
             if affected.is_empty() {
                 "none".to_string()
             } else {
@@ -483,7 +443,7 @@ fn class_spread(data: &Data, ch: &ClassChapter) -> Result<String, String> {
                         &claim.id,
                         class,
                         &format!("{} on {machine}: {}, {}", claim.id, o.word(), o.summary()),
-                        &format!("{sign} <code>{}</code> {}", esc(machine), esc(&o.figure)),
+                        &format!("{sign} <code>{}</code> {}", esc(machine), esc(&o.figure())),
                     ));
                 }
                 None => missing.push(format!("<code>{}</code>", esc(machine))),
@@ -534,25 +494,24 @@ fn class_spread(data: &Data, ch: &ClassChapter) -> Result<String, String> {
         );
         figures.sort_by(|a, b| a.0.total_cmp(&b.0));
         let cell = match (figures.first(), figures.last()) {
-            (Some((lo, lo_rec)), Some((hi, hi_rec))) => {
+            (Some((lo, lo_rec)), Some((hi, _))) => {
                 let values: Vec<f64> = figures.iter().map(|f| f.0).collect();
                 let mid = measure::verdict::median(&values).unwrap_or(*lo);
-                let (low, high) = (
-                    claim_figure(claim, lo_rec, *lo),
-                    claim_figure(claim, hi_rec, *hi),
-                );
+                // Every record of a chapter has its cells in the same units.
+                let shown = claim.shown_on(lo_rec).unwrap_or_else(|| claim.shown(&[]));
+                let (low, high) = (shown.text(*lo), shown.text(*hi));
                 // Two machines have no middle one: both figures, not their mean.
                 let median = if figures.len() == 2 && low != high {
                     format!("{low} and {high}")
                 } else {
-                    claim_figure(claim, lo_rec, mid)
+                    shown.text(mid)
                 };
                 // No spread where there is none: "30.5–30.5 ms" says nothing.
                 let spread = match figures.len() {
                     1 => "one machine".to_string(),
                     n if low == high => format!("the same on all {n}"),
                     2 => "two machines".to_string(),
-                    _ => measure::claims::range_text(&low, &high),
+                    _ => shown.range(*lo, *hi),
                 };
                 widths[2] = widths[2]
                     .max(TableFont::text(&median))
@@ -621,7 +580,7 @@ fn class_columns(data: &Data, ch: &ClassChapter) -> Result<String, String> {
                     TableFont::text("unreadable"),
                 ),
                 (Ok(_), Some(o)) => {
-                    tallies[k].add(claim.is_invariant(), Some(o));
+                    add(&mut tallies[k], claim, Some(o));
                     let (cell, shown, range) =
                         outcome_cell(data, ch.record, claim, o, &format!("on {machine}"));
                     (cell, TableFont::text(&shown).max(TableFont::spread(&range)))
@@ -639,11 +598,11 @@ fn class_columns(data: &Data, ch: &ClassChapter) -> Result<String, String> {
             format!("{} held", t.held),
             format!("{} not shown", t.not_shown),
             format!("{} refuted", t.refuted),
-            format!("{} n/a", t.missing),
+            format!("{} n/a", t.not_checked),
         ];
         let mut cell = lines.join("<br>");
-        if t.broken > 0 {
-            cell.push_str(&format!("<br>{} broken", t.broken));
+        if t.invariants_broken > 0 {
+            cell.push_str(&format!("<br>{} broken", t.invariants_broken));
         }
         for l in &lines {
             widths[k + 1] = widths[k + 1].max(TableFont::text(l));

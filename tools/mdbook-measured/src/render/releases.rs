@@ -10,7 +10,7 @@
 //! - `since record=R claim=ID`: in a chapter, on which releases a conclusion held.
 
 use super::claims::verdict_mark;
-use super::class::{claim_figure, claim_median, class_claim_cell, outcome_cell};
+use super::class::{claim_median, class_claim_cell, outcome_cell};
 use super::table::MAX_TABLE_PX;
 use crate::chart::{self, ChartKind, ChartSpec};
 use crate::data::{Data, list};
@@ -452,7 +452,7 @@ pub(crate) fn changed(a: &Outcome, b: &Outcome) -> bool {
         return false;
     }
     match (&a.interval, &b.interval) {
-        (Some((_, _, x)), Some((_, _, y))) => x.hi < y.lo || y.hi < x.lo,
+        (Some(x), Some(y)) => x.hi < y.lo || y.hi < x.lo,
         _ => false,
     }
 }
@@ -506,18 +506,14 @@ fn changes_html(
                 "[[change]] record = \"{record}\", claim = \"{id}\", from = \"{from}\", to = \"{to}\" ({} → {}, {} → {})",
                 c.from.1.word(),
                 c.to.1.word(),
-                c.from.1.figure,
-                c.to.1.figure
+                c.from.1.figure(),
+                c.to.1.figure()
             ));
             continue;
         };
         let said = |o: &Outcome| {
-            let range = o
-                .interval
-                .as_ref()
-                .map(|(lo, hi, _)| format!(" [{}]", measure::claims::range_text(lo, hi)))
-                .unwrap_or_default();
-            format!("{} {}{range}", o.word(), o.figure)
+            let range = o.range().map(|r| format!(" [{r}]")).unwrap_or_default();
+            format!("{} {}{range}", o.word(), o.figure())
         };
         // A cause with nothing found says so itself ("None found. ...").
         let cause = if e.found {
@@ -638,7 +634,7 @@ pub(super) fn releases_chart(data: &Data, d: &Directive) -> Result<String, Strin
                     let (min, max) = o
                         .interval
                         .as_ref()
-                        .map(|(_, _, i)| (i.lo, i.hi))
+                        .map(|i| (i.lo, i.hi))
                         .unwrap_or((median, median));
                     chart::Point { median, min, max }
                 })
@@ -650,8 +646,14 @@ pub(super) fn releases_chart(data: &Data, d: &Directive) -> Result<String, Strin
     let Some(rec) = unit_of else {
         return Err(format!("{record}: no release has a record of it yet"));
     };
-    // The unit the claim's figures are written in ("×", "ms"), from a figure of 1.
-    let unit = unit_of_claim(claim, &rec);
+    // The unit the claim's figures are in ("×", "s", its metric's), and how they read.
+    let shown = claim
+        .shown_on(&rec)
+        .ok_or_else(|| format!("{record}: no record measures the cells of `{}`", claim.id))?;
+    let unit = match shown.unit() {
+        "count" => String::new(),
+        u => u.to_string(),
+    };
     let bound = claim_bound(claim);
     let title = d.get("title").map_or_else(
         || format!("{}, on each Tokio release", claim.id),
@@ -674,7 +676,7 @@ pub(super) fn releases_chart(data: &Data, d: &Directive) -> Result<String, Strin
             .map(|b| {
                 vec![chart::RefLine {
                     value: b,
-                    label: format!("bound: {}", claim_figure(claim, &rec, b)),
+                    label: format!("bound: {}", shown.text(b)),
                 }]
             })
             .unwrap_or_default(),
@@ -685,13 +687,6 @@ pub(super) fn releases_chart(data: &Data, d: &Directive) -> Result<String, Strin
         chart::render(&spec),
         esc(&title)
     ))
-}
-
-fn unit_of_claim(claim: &Claim, rec: &Record) -> String {
-    let one = claim_figure(claim, rec, 1.0);
-    one.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ',')
-        .trim()
-        .to_string()
 }
 
 /// The claim's bound in its figure's unit, where it has one side only.
@@ -820,17 +815,14 @@ mod tests {
         Outcome {
             verdict,
             kind: Kind::Conclusion,
-            figure: String::new(),
-            interval: Some((
-                String::new(),
-                String::new(),
-                Interval {
-                    lo,
-                    hi,
-                    n: 5,
-                    coverage: 0.9375,
-                },
-            )),
+            median: Some((lo + hi) / 2.0),
+            interval: Some(Interval {
+                lo,
+                hi,
+                n: 5,
+                coverage: 0.9375,
+            }),
+            shown: measure::claims::Shown::Ratio,
             bound: String::new(),
             figures: vec![lo, hi],
             held_in: 0,
