@@ -140,3 +140,125 @@ fn count_cells(n: usize) -> String {
         format!("{n} cells")
     }
 }
+
+/// A directive's text, typed (for the modules' tests).
+#[cfg(test)]
+fn typed(text: &str) -> Result<Kind, String> {
+    Kind::parse(&Directive::parse(text)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    /// The error for `text`, as the build reports it.
+    fn error(text: &str) -> String {
+        let data = Data::new(Path::new("/nonexistent"), "m");
+        crate::expand(&data, text).unwrap_err()
+    }
+
+    /// The keys of an example: `record` of `record=ch01-blocking`.
+    fn keys(example: &str) -> Vec<String> {
+        let d = Directive::parse(example).unwrap();
+        d.args.keys().cloned().collect()
+    }
+
+    #[test]
+    fn every_example_is_a_directive_of_its_kind() {
+        for (name, example) in Kind::ALL {
+            let d = Directive::parse(example).unwrap();
+            assert_eq!(d.kind, *name);
+            if let Err(e) = Kind::parse(&d) {
+                panic!("{example}: {e}");
+            }
+        }
+    }
+
+    #[test]
+    fn an_unknown_kind_names_every_kind() {
+        let e = error("{{#measure histogram record=ch01-blocking}}");
+        assert!(
+            e.ends_with(&format!("unknown kind `histogram` ({})", Kind::names())),
+            "{e}"
+        );
+        let named = Kind::names();
+        assert_eq!(named.split(", ").count(), Kind::ALL.len(), "{named}");
+        assert!(named.starts_with("table, chart, value, ratio, param, derived"));
+        let e = Directive::parse("{{#measure }}").unwrap_err();
+        assert_eq!(e, format!("missing the kind ({})", Kind::names()));
+    }
+
+    #[test]
+    fn a_misspelled_key_fails_the_build_naming_the_allowed_keys_for_every_kind() {
+        for (name, example) in Kind::ALL {
+            let allowed = |e: &str| {
+                let at = e
+                    .find(&format!("for `{name}` (allowed: "))
+                    .unwrap_or_else(|| panic!("{example}: {e}"));
+                e[at..].to_string()
+            };
+            // A key no kind has.
+            let text = example.replace("}}", " colour=red}}");
+            let e = error(&text);
+            assert!(
+                e.starts_with(&format!("directive `{text}`: unknown argument `colour`")),
+                "{e}"
+            );
+            let listed = allowed(&e);
+            for key in keys(example) {
+                let key = match key.split_once('.') {
+                    Some((group, _)) => format!("{group}.*"),
+                    None => key,
+                };
+                assert!(listed.contains(&key), "{name}: `{key}` not named in {e}");
+            }
+            // Each key of the example, misspelled.
+            for key in keys(example) {
+                let typo = format!("{key}x");
+                let text = example.replace(&format!(" {key}="), &format!(" {typo}="));
+                let e = error(&text);
+                assert!(e.contains(&format!("unknown argument `{typo}`")), "{e}");
+                assert!(allowed(&e).contains(key.split('.').next().unwrap()), "{e}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_runbooks_table_of_directives_is_the_list_of_kinds() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../src/contributing.md");
+        let runbook = std::fs::read_to_string(&path).unwrap();
+        let section = runbook
+            .split("\n## Directives\n")
+            .nth(1)
+            .expect("src/contributing.md has a section \"## Directives\"");
+        let section = section.split("\n## ").next().unwrap_or(section);
+        let rows: Vec<(String, String)> = section
+            .lines()
+            .filter(|l| l.starts_with("| `"))
+            .map(|l| {
+                let cells: Vec<&str> = l.split(" | ").collect();
+                let cell = |i: usize| cells[i].trim_matches(|c| c == '|' || c == ' ' || c == '`');
+                (cell(0).to_string(), cell(1).replace("\\{{", "{{"))
+            })
+            .collect();
+        let in_table: Vec<&str> = rows.iter().map(|(k, _)| k.as_str()).collect();
+        let kinds: Vec<&str> = Kind::ALL.iter().map(|(k, _)| *k).collect();
+        let missing: Vec<&&str> = kinds.iter().filter(|k| !in_table.contains(k)).collect();
+        let unknown: Vec<&&str> = in_table.iter().filter(|k| !kinds.contains(k)).collect();
+        assert!(
+            missing.is_empty() && unknown.is_empty(),
+            "src/contributing.md's table of directives lacks {missing:?} and names {unknown:?}, which are no kinds (render::Kind)"
+        );
+        assert_eq!(
+            in_table, kinds,
+            "the table's rows are in the order of render::Kind"
+        );
+        for ((name, shown), (_, example)) in rows.iter().zip(Kind::ALL) {
+            assert_eq!(
+                shown, example,
+                "`{name}`: the table's example is render::Kind's"
+            );
+        }
+    }
+}

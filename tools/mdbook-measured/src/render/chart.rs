@@ -203,3 +203,50 @@ pub(super) fn ref_lines(spec: Option<&str>, unit: &str) -> Result<Vec<chart::Ref
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::typed;
+    use super::{ChartKind, Log};
+    use crate::render::Kind;
+
+    #[test]
+    fn a_chart_reads_its_kind_axis_and_numbers() {
+        let Ok(Kind::Chart(c)) = typed(
+            "{{#measure chart record=ch01 metric=p99 kind=dot log=true numbers=false x=variant series=case caption=\"c\"}}",
+        ) else {
+            panic!("a chart")
+        };
+        assert_eq!(
+            (c.kind, c.log, c.numbers),
+            (Some(ChartKind::Dot), Log::True, false)
+        );
+        let Ok(Kind::Chart(c)) = typed("{{#measure chart record=ch01 caption=c}}") else {
+            panic!("a chart")
+        };
+        assert_eq!((c.kind, c.log, c.numbers), (None, Log::Auto, true));
+    }
+
+    #[test]
+    fn a_bad_chart_value_names_the_allowed_ones() {
+        let e = |t: &str| typed(t).err().unwrap();
+        assert_eq!(
+            e("{{#measure chart record=ch01 kind=pie}}"),
+            "kind=`pie`: use line (a sweep over cases), bar (linear axis) or dot (a dot plot, for a log axis)"
+        );
+        assert_eq!(
+            e("{{#measure chart record=ch01 log=maybe}}"),
+            "log=`maybe`: use true, false or auto"
+        );
+        assert_eq!(
+            e("{{#measure chart record=ch01 numbers=no}}"),
+            "numbers=`no`: use true or false"
+        );
+        let unknown = e("{{#measure chart record=ch01 legend=no}}");
+        assert!(
+            unknown.starts_with("unknown argument `legend` for `chart` (allowed: record, machine,")
+                && unknown.ends_with("x, series, kind, log, xlabel, ylabel, numbers, ref-line)"),
+            "{unknown}"
+        );
+    }
+}

@@ -579,3 +579,60 @@ pub(super) fn claim_link(
         ),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::typed;
+    use super::Show;
+    use crate::render::Kind;
+
+    #[test]
+    fn a_claim_needs_its_id_and_shows_one_of_four_ways() {
+        let Ok(Kind::Claim(c)) = typed("{{#measure claim record=ch01 id=x show=mark}}") else {
+            panic!("a claim")
+        };
+        assert_eq!(
+            (c.which.record.as_str(), c.id.as_str(), c.show),
+            ("ch01", "x", Show::Mark)
+        );
+        let e = typed("{{#measure claim record=ch01 id=x show=loud}}")
+            .err()
+            .unwrap();
+        assert_eq!(e, "show=`loud`: use figure, short, mark or answer");
+        let e = typed("{{#measure claim record=ch01}}").err().unwrap();
+        assert!(
+            e.starts_with("missing `id=…` (e.g. `{{#measure claim record="),
+            "{e}"
+        );
+        let e = typed("{{#measure claim record=ch01 claim=x}}")
+            .err()
+            .unwrap();
+        assert_eq!(
+            e,
+            "unknown argument `claim` for `claim` (allowed: record, machine, id, show)"
+        );
+    }
+
+    #[test]
+    fn busy_compares_the_ids_it_lists_and_coverage_counts_repetitions() {
+        let Ok(Kind::Busy(b)) = typed("{{#measure busy record=ch01 machine=m ids=a,b}}") else {
+            panic!("busy")
+        };
+        assert_eq!(b.ids, ["a", "b"]);
+        let e = typed("{{#measure busy record=ch01 machine=m}}")
+            .err()
+            .unwrap();
+        assert!(e.starts_with("missing `ids=…`"), "{e}");
+        let e = typed("{{#measure coverage reps=five}}").err().unwrap();
+        assert_eq!(e, "reps=`five`: a whole number");
+        for kind in ["claims", "verdicts", "verdict-summary"] {
+            let e = typed(&format!("{{{{#measure {kind} record=ch01 id=x}}}}"))
+                .err()
+                .unwrap();
+            assert_eq!(
+                e,
+                format!("unknown argument `id` for `{kind}` (allowed: record, machine)")
+            );
+        }
+    }
+}

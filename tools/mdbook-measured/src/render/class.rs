@@ -690,3 +690,27 @@ fn class_width(widths: &[f64], what: &str) -> Result<(), String> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::typed;
+    use crate::render::Kind;
+
+    #[test]
+    fn columns_are_claims_or_machines_and_only_claims_are_linked_to() {
+        let by_claim = |t: &str| match typed(t) {
+            Ok(Kind::Class(c)) => c.by_claim(),
+            _ => panic!("{t}"),
+        };
+        assert!(by_claim("{{#measure class}}"));
+        assert!(by_claim("{{#measure class columns=claims records=ch01}}"));
+        assert!(!by_claim("{{#measure class columns=machines}}"));
+        assert!(!by_claim("{{#measure class machines=a,b}}"));
+        let e = typed("{{#measure class columns=wide}}").err().unwrap();
+        assert!(
+            e.starts_with("columns=`wide`: use claims (the default:")
+                && e.contains(" or machines (one column per machine"),
+            "{e}"
+        );
+    }
+}

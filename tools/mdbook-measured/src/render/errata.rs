@@ -154,3 +154,23 @@ pub(super) fn history(data: &Data, d: &History) -> Result<String, String> {
     html.push_str("</tbody></table></div>\n");
     Ok(html)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::typed;
+
+    #[test]
+    fn history_shows_one_of_four_parts_and_needs_one() {
+        let e = typed("{{#measure history}}").err().unwrap();
+        assert_eq!(
+            e,
+            "missing `show=…` (e.g. `{{#measure history show=failures}}`)"
+        );
+        let e = typed("{{#measure history show=all}}").err().unwrap();
+        assert_eq!(
+            e,
+            "show=`all`: use summary (the counts), failures (changes after the data contradicted a claim), other (every other change) or retired (claims retired for good)"
+        );
+        assert!(typed("{{#measure history show=retired}}").is_ok());
+    }
+}

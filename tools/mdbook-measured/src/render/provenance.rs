@@ -323,3 +323,38 @@ pub(super) fn provenance_line(data: &Data, d: &Provenance) -> Result<String, Str
     let r = data.resolve_record_only(&d.which)?;
     Ok(provenance(data, &r.record, &r.machine, r.record.reps))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::typed;
+    use super::Field;
+    use crate::render::Kind;
+
+    #[test]
+    fn a_machine_field_is_one_of_those_named() {
+        let Ok(Kind::Machine(m)) = typed("{{#measure machine record=ch01}}") else {
+            panic!("a machine")
+        };
+        assert_eq!(m.field, Field::Summary);
+        let e = typed("{{#measure machine record=ch01 field=gpu}}")
+            .err()
+            .unwrap();
+        assert_eq!(e, "field=`gpu`: use summary, cpu, cores or name");
+        let e = typed("{{#measure topology record=ch01}}").err().unwrap();
+        assert_eq!(
+            e,
+            "unknown argument `record` for `topology` (allowed: machine)"
+        );
+        let e = typed("{{#measure provenance record=ch01 experiment=e}}")
+            .err()
+            .unwrap();
+        assert_eq!(
+            e,
+            "unknown argument `experiment` for `provenance` (allowed: record, machine)"
+        );
+        let Ok(Kind::Versions(v)) = typed("{{#measure versions crates=tokio,rayon}}") else {
+            panic!("versions")
+        };
+        assert_eq!(v.crates.unwrap(), ["tokio", "rayon"]);
+    }
+}

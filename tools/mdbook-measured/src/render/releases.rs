@@ -843,6 +843,7 @@ pub(crate) fn releases_anchor(record: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::render::typed;
     use measure::claims::Kind;
     use measure::verdict::Interval;
 
@@ -1011,5 +1012,33 @@ mod tests {
             "<code>select!</code> is &lt;budget-aware&gt; (<a href=\"https://github.com/tokio-rs/tokio/pull/7164\">#7164</a>)"
         );
         assert_eq!(inline_markdown("a [b c"), "a [b c");
+    }
+
+    #[test]
+    fn a_release_chart_is_a_claim_on_the_releases_with_a_title() {
+        let Ok(crate::render::Kind::ReleasesChart(c)) =
+            typed("{{#measure releases-chart record=ch01 claim=x title=t}}")
+        else {
+            panic!("a releases chart")
+        };
+        assert_eq!(
+            (c.claim.record.as_str(), c.claim.claim.as_str()),
+            ("ch01", "x")
+        );
+        let e = typed("{{#measure releases-chart record=ch01 claim=x colour=red}}")
+            .err()
+            .unwrap();
+        assert_eq!(
+            e,
+            "unknown argument `colour` for `releases-chart` (allowed: record, claim, machine, title)"
+        );
+        let e = typed("{{#measure since record=ch01 claim=x title=t}}")
+            .err()
+            .unwrap();
+        assert_eq!(
+            e,
+            "unknown argument `title` for `since` (allowed: record, claim, machine)"
+        );
+        assert!(typed("{{#measure releases}}").is_ok());
     }
 }

@@ -169,3 +169,77 @@ fn show_setting(v: &serde_json::Value, format: Option<Format>) -> String {
         other => esc(&other.to_string()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::typed;
+    use super::{Format, Stat};
+    use crate::render::Kind;
+
+    #[test]
+    fn a_ratio_takes_its_denominator_from_over_keys() {
+        let Ok(Kind::Ratio(r)) = typed(
+            "{{#measure ratio record=ch01 case=1 variant=inline metric=p99 over.variant=fix over.machine=published}}",
+        ) else {
+            panic!("a ratio")
+        };
+        let bottom = r.select.over(&r.over);
+        assert_eq!(bottom.which.record, "ch01");
+        assert_eq!(bottom.which.machine.as_deref(), Some("published"));
+        assert_eq!(bottom.variant.as_deref(), Some("fix"));
+        assert_eq!(bottom.case.as_deref(), Some("1"));
+        let e = typed("{{#measure ratio record=ch01 metric=p99}}")
+            .err()
+            .unwrap();
+        assert!(
+            e.starts_with("missing `over.KEY=VALUE` (e.g. `{{#measure ratio "),
+            "{e}"
+        );
+        let e = typed("{{#measure ratio record=ch01 over.colour=red}}")
+            .err()
+            .unwrap();
+        assert_eq!(
+            e,
+            "unknown argument `over.colour` for `ratio` (allowed: over.record, over.machine, over.experiment, over.case, over.variant, over.metric)"
+        );
+        let e = typed("{{#measure ratio record=ch01 ovre.case=1}}")
+            .err()
+            .unwrap();
+        assert!(
+            e.contains("(allowed: record, machine, experiment, case, variant, metric, over.*)"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_stat_or_format_is_one_of_those_named() {
+        let Ok(Kind::Value(v)) = typed("{{#measure value record=ch01 stat=max}}") else {
+            panic!("a value")
+        };
+        assert_eq!(v.stat, Stat::Max);
+        let e = typed("{{#measure value record=ch01 stat=mean}}")
+            .err()
+            .unwrap();
+        assert_eq!(e, "stat=`mean`: use median, min or max");
+        let Ok(Kind::Derived(d)) =
+            typed("{{#measure derived record=ch01 name=n key=k format=percent}}")
+        else {
+            panic!("a derived value")
+        };
+        assert_eq!(
+            (d.key.as_deref(), d.format),
+            (Some("k"), Some(Format::Percent))
+        );
+        let e = typed("{{#measure param record=ch01 name=n format=pc}}")
+            .err()
+            .unwrap();
+        assert_eq!(e, "format=`pc`: use percent (a fraction as a percentage)");
+        let e = typed("{{#measure version record=ch01 crates=tokio}}")
+            .err()
+            .unwrap();
+        assert_eq!(
+            e,
+            "unknown argument `crates` for `version` (allowed: record, machine, crate)"
+        );
+    }
+}

@@ -439,7 +439,8 @@ pub(super) fn reference(data: &Data, d: &Ref) -> Result<String, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::whole_number;
+    use super::super::typed;
+    use super::{Dim, layout, whole_number};
 
     #[test]
     fn a_whole_case_loses_its_padding_and_a_fraction_keeps_it() {
@@ -447,5 +448,65 @@ mod tests {
         assert_eq!(whole_number("64.0 KiB"), "64 KiB");
         assert_eq!(whole_number("1.50 MiB"), "1.50 MiB");
         assert_eq!(whole_number("100 B"), "100 B");
+    }
+
+    #[test]
+    fn a_table_takes_the_selectors_the_lists_and_its_layout() {
+        let Ok(super::super::Kind::Table(t)) = typed(
+            "{{#measure table record=ch01 experiment=e metric=p99 cases=0,$workers rows=variant cols=case id=x case-names=\"0:none;1:one\"}}",
+        ) else {
+            panic!("a table")
+        };
+        assert_eq!(t.grid.select.which.record, "ch01");
+        assert_eq!(t.grid.select.metric.as_deref(), Some("p99"));
+        assert_eq!(
+            t.grid.cases.as_deref(),
+            Some(&["0".to_string(), "$workers".to_string()][..])
+        );
+        assert_eq!((t.rows, t.cols), (Some(Dim::Variant), Some(Dim::Case)));
+        assert_eq!(t.grid.id.as_deref(), Some("x"));
+        let names = t.grid.case_names.as_ref().map(|n| n.0.clone()).unwrap();
+        assert_eq!(
+            names,
+            [("0".into(), "none".into()), ("1".into(), "one".into())]
+        );
+    }
+
+    #[test]
+    fn a_bad_table_key_or_value_names_what_is_allowed() {
+        let e = typed("{{#measure table record=ch01 metric=p99 colums=case}}")
+            .err()
+            .unwrap();
+        assert_eq!(
+            e,
+            "unknown argument `colums` for `table` (allowed: record, machine, experiment, case, variant, metric, cases, variants, metrics, caption, label, id, case-unit, case-names, rows, cols)"
+        );
+        let e = typed("{{#measure table record=ch01 rows=row}}")
+            .err()
+            .unwrap();
+        assert_eq!(e, "rows=`row`: use case, variant or metric");
+        let e = typed("{{#measure table record=ch01 case-names=\"1:one;2\"}}")
+            .err()
+            .unwrap();
+        assert_eq!(e, "case-names=`1:one;2`: `2` is not CASE:NAME");
+        let e = typed("{{#measure table metric=p99}}").err().unwrap();
+        assert!(
+            e.starts_with("missing `record=…` (e.g. `{{#measure table record="),
+            "{e}"
+        );
+        assert!(layout(("rows", Dim::Case), ("cols", Dim::Case)).is_err());
+        assert_eq!(
+            layout(("rows", Dim::Metric), ("cols", Dim::Case)),
+            Ok((Dim::Metric, Dim::Case, Dim::Variant))
+        );
+    }
+
+    #[test]
+    fn a_ref_needs_an_id() {
+        let e = typed("{{#measure ref}}").err().unwrap();
+        assert!(
+            e.starts_with("missing `id=…` (e.g. `{{#measure ref id="),
+            "{e}"
+        );
     }
 }

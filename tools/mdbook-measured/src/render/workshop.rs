@@ -604,4 +604,47 @@ mod tests {
         assert_eq!(about_range(40.0, 120.0), "about 40 seconds to 2 minutes");
         assert_eq!(about_range(60.0, 180.0), "about a minute to 3 minutes");
     }
+
+    #[test]
+    fn minutes_are_whole_and_repetitions_one_or_more() {
+        use super::super::typed;
+        use crate::render::Kind;
+        let Ok(Kind::Schedule(s)) = typed("{{#measure schedule length=210 breaks=15,45 every=60}}")
+        else {
+            panic!("a schedule")
+        };
+        let breaks: Vec<u32> = s.breaks.iter().map(|b| b.0).collect();
+        assert_eq!(
+            (s.length.0, breaks, s.every.map(|e| e.0)),
+            (210, vec![15, 45], Some(60))
+        );
+        let e = |t: &str| typed(t).err().unwrap();
+        assert_eq!(
+            e("{{#measure schedule length=90 breaks=15,lunch}}"),
+            "breaks=`15,lunch`: `lunch`: a whole number of minutes"
+        );
+        assert!(
+            e("{{#measure minutes record=ch01 reading=1 demo=1}}")
+                .starts_with("missing `exercises=…`")
+        );
+        assert_eq!(
+            e("{{#measure runtime record=ch01 reps=0}}"),
+            "reps=`0`: a whole number of repetitions, 1 or more"
+        );
+        assert_eq!(
+            e("{{#measure runtime record=ch01 scale=1/0}}"),
+            "scale=`1/0`: a positive number or fraction, e.g. 5/3"
+        );
+        let Ok(Kind::Runtime(r)) =
+            typed("{{#measure runtime record=ch01 experiment=a,b scale=5/3}}")
+        else {
+            panic!("a runtime")
+        };
+        assert_eq!(r.experiment, ["a", "b"]);
+        assert!((r.scale.unwrap().0 - 5.0 / 3.0).abs() < 1e-12);
+        assert_eq!(
+            e("{{#measure hints name=x}}"),
+            "unknown argument `name` for `hints` (allowed: exercise)"
+        );
+    }
 }
