@@ -18,12 +18,15 @@
 use crate::esc;
 use measure::format::{format_plain, format_value};
 
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum ChartKind {
-    Line,
-    Bar,
-    /// A dot plot: categorical x, one marker per series per category, offset per series.
-    Dot,
+choice! {
+    /// How a chart draws its series (`kind=` in a directive).
+    pub enum ChartKind {
+        /// Lines over the cases.
+        Line = "line" ("a sweep over cases"),
+        Bar = "bar" ("linear axis"),
+        /// A dot plot: categorical x, one marker per series per category, offset per series.
+        Dot = "dot" ("a dot plot, for a log axis"),
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -1,23 +1,69 @@
 //! Finding records and the series a directive names, with errors that say what is available.
 
 use crate::Directive;
+use crate::render::Kind;
 use measure::claims::{Claims, resolve_case};
 use measure::record::{self, Record, Series};
 use records::chapter::Manifest;
+use serde::Deserialize;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
-/// The arguments that select data; `over.<one of these>` changes a ratio's denominator.
-pub const SELECTORS: &[&str] = &[
-    "record",
-    "machine",
-    "experiment",
-    "case",
-    "variant",
-    "metric",
-];
+/// The arguments that choose a record: `record=` (a chapter, `record=ch01-blocking`) and
+/// `machine=` (the chapter's machine unless named; `machine=reference` names it in a reader's
+/// book too). `R` is `String` where the record is required, `Option<String>` in a ratio's
+/// denominator, which takes the numerator's where it names none.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Which<R = String> {
+    pub record: R,
+    pub machine: Option<String>,
+}
+
+/// The arguments that select data: a record, and in it an experiment (needed where the record
+/// has several), a case, a variant and a metric. A ratio's `over.KEY` replaces one of them for
+/// its denominator.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Select<R = String> {
+    #[serde(rename = "*")]
+    pub which: Which<R>,
+    pub experiment: Option<String>,
+    pub case: Option<String>,
+    pub variant: Option<String>,
+    pub metric: Option<String>,
+}
+
+impl Select {
+    /// This selection with `over`'s selectors in place of its own (a ratio's denominator).
+    pub fn over(&self, over: &Select<Option<String>>) -> Select {
+        let or = |o: &Option<String>, s: &Option<String>| o.clone().or_else(|| s.clone());
+        Select {
+            which: Which {
+                record: over
+                    .which
+                    .record
+                    .clone()
+                    .unwrap_or_else(|| self.which.record.clone()),
+                machine: or(&over.which.machine, &self.which.machine),
+            },
+            experiment: or(&over.experiment, &self.experiment),
+            case: or(&over.case, &self.case),
+            variant: or(&over.variant, &self.variant),
+            metric: or(&over.metric, &self.metric),
+        }
+    }
+
+    fn get(&self, dim: Dim) -> Option<&str> {
+        match dim {
+            Dim::Case => self.case.as_deref(),
+            Dim::Variant => self.variant.as_deref(),
+            Dim::Metric => self.metric.as_deref(),
+        }
+    }
+}
 
 /// The records under `<root>/data/`, loaded once each.
 pub struct Data {
@@ -101,32 +147,16 @@ pub struct Resolved {
     pub metric: Option<String>,
 }
 
-/// A dimension of the data.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Dim {
-    Case,
-    Variant,
-    Metric,
+choice! {
+    /// A dimension of the data.
+    pub enum Dim {
+        Case = "case",
+        Variant = "variant",
+        Metric = "metric",
+    }
 }
 
 impl Dim {
-    pub fn parse(s: &str) -> Result<Dim, String> {
-        match s {
-            "case" => Ok(Dim::Case),
-            "variant" => Ok(Dim::Variant),
-            "metric" => Ok(Dim::Metric),
-            _ => Err(format!("`{s}` is not a dimension (case, variant, metric)")),
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Dim::Case => "case",
-            Dim::Variant => "variant",
-            Dim::Metric => "metric",
-        }
-    }
-
     pub fn of(self, s: &Series) -> &str {
         match self {
             Dim::Case => &s.case,
@@ -192,40 +222,45 @@ impl Data {
                     .with_extension("html")
                     .to_string_lossy()
                     .to_string();
-                if d.kind == "claims"
-                    && let Some(record) = d.get("record")
-                    && let Some(other) = self.claim_lists.insert(record.to_string(), html.clone())
+                let Ok(kind) = Kind::parse(&d) else {
+                    continue; // reported when the page is expanded
+                };
+                if let Kind::Claims(c) = &kind
+                    && let Some(other) = self
+                        .claim_lists
+                        .insert(c.which.record.clone(), html.clone())
                 {
                     return Err(format!(
-                        "src/{page}: the claims of `{record}` are listed twice (also on {other}): list them on one page"
+                        "src/{page}: the claims of `{}` are listed twice (also on {other}): list them on one page",
+                        c.which.record
                     ));
                 }
-                if d.kind == "class"
-                    && d.get("machines").is_none()
-                    && d.get("columns").is_none_or(|c| c == "claims")
+                if let Kind::Class(c) = &kind
+                    && c.by_claim()
                 {
-                    for record in self.records_or_all(d.get("records")).unwrap_or_default() {
+                    for record in self
+                        .records_or_all(c.records.as_deref())
+                        .unwrap_or_default()
+                    {
                         self.class_pages
                             .entry(record.to_string())
                             .or_insert_with(|| html.clone());
                     }
                 }
-                let Some(id) = d.get("id") else { continue };
-                let kind = match d.kind.as_str() {
-                    "table" => {
+                let (name, id) = match &kind {
+                    Kind::Table(t) => {
+                        let Some(id) = &t.grid.id else { continue };
                         *tables += 1;
-                        format!("Table {}", numbered(number, *tables))
+                        (format!("Table {}", numbered(number, *tables)), id)
                     }
-                    "chart" => {
+                    Kind::Chart(c) => {
+                        let Some(id) = &c.grid.id else { continue };
                         *figures += 1;
-                        format!("Figure {}", numbered(number, *figures))
+                        (format!("Figure {}", numbered(number, *figures)), id)
                     }
                     _ => continue,
                 };
-                let label = Label {
-                    name: kind,
-                    page: html,
-                };
+                let label = Label { name, page: html };
                 if let Some(other) = self.labels.insert(id.to_string(), label) {
                     return Err(format!(
                         "src/{page}: id `{id}` is given twice (also {} on {})",
@@ -263,18 +298,10 @@ impl Data {
                 let Ok(d) = Directive::parse(text) else {
                     continue;
                 };
-                if d.kind != "minutes" {
-                    continue;
-                }
-                let minutes = |key: &str| -> Result<u32, String> {
-                    d.get(key)
-                        .ok_or(format!("src/{page}: minutes needs {key}=N"))?
-                        .parse()
-                        .map_err(|_| format!("src/{page}: minutes {key}= is not a whole number"))
+                let Ok(Kind::Minutes(minutes)) = Kind::parse(&d) else {
+                    continue; // a bad one is reported when its page is expanded
                 };
-                let record = d
-                    .get("record")
-                    .ok_or(format!("src/{page}: minutes needs record=CHAPTER"))?;
+                let record = minutes.record.as_str();
                 if self.sessions.iter().any(|s| s.record == record) {
                     return Err(format!(
                         "src/{page}: a second minutes directive for {record}"
@@ -291,9 +318,9 @@ impl Data {
                         .with_extension("html")
                         .to_string_lossy()
                         .into_owned(),
-                    reading: minutes("reading")?,
-                    demo: minutes("demo")?,
-                    exercises: minutes("exercises")?,
+                    reading: minutes.reading.0,
+                    demo: minutes.demo.0,
+                    exercises: minutes.exercises.0,
                 });
             }
         }
@@ -341,9 +368,9 @@ impl Data {
 
     /// A list of records as a directive gives it (`records=a,b`), else every chapter's; an
     /// error when there is neither.
-    pub fn records_or_all(&self, given: Option<&str>) -> Result<Vec<String>, String> {
+    pub fn records_or_all(&self, given: Option<&[String]>) -> Result<Vec<String>, String> {
         match given {
-            Some(list) => Ok(list.split(',').map(str::to_string).collect()),
+            Some(list) => Ok(list.to_vec()),
             None if self.chapters.is_empty() => Err(
                 "no chapter has a manifest (listings/*/chapter.toml): name the records, records=ch01-blocking,ch02-mutexes".into(),
             ),
@@ -627,11 +654,9 @@ impl Data {
     }
 
     /// Resolves only the record (for kinds that describe a whole record).
-    pub fn resolve_record_only(&self, d: &Directive) -> Result<Resolved, String> {
-        let name = d
-            .get("record")
-            .ok_or("missing `record=<chapter>` (e.g. record=ch01-blocking)")?;
-        let machine = self.machine_for(name, d.get("machine"));
+    pub fn resolve_record_only(&self, which: &Which) -> Result<Resolved, String> {
+        let name = &which.record;
+        let machine = self.machine_for(name, which.machine.as_deref());
         let record = self.record(&machine, name)?;
         Ok(Resolved {
             record,
@@ -643,20 +668,13 @@ impl Data {
         })
     }
 
-    /// Resolves the selectors of `d`; with `over`, `over.KEY` takes precedence over `KEY`.
-    pub fn resolve(&self, d: &Directive, over: bool) -> Result<Resolved, String> {
-        let get = |key: &str| {
-            if over {
-                d.get(&format!("over.{key}")).or_else(|| d.get(key))
-            } else {
-                d.get(key)
-            }
-        };
-        let name = get("record").ok_or("missing `record=<chapter>` (e.g. record=ch01-blocking)")?;
-        let machine = self.machine_for(name, get("machine"));
+    /// Resolves a selection (for a ratio's denominator, [`Select::over`] first).
+    pub fn resolve(&self, select: &Select) -> Result<Resolved, String> {
+        let name = &select.which.record;
+        let machine = self.machine_for(name, select.which.machine.as_deref());
         let record = self.record(&machine, name)?;
         let experiments = distinct(record.series.iter().map(|s| s.experiment.as_str()));
-        let experiment = match get("experiment") {
+        let experiment = match select.experiment.as_deref() {
             Some(e) if experiments.iter().any(|x| x == e) => e.to_string(),
             Some(e) => {
                 return Err(format!(
@@ -683,7 +701,7 @@ impl Data {
         };
         for dim in [Dim::Case, Dim::Variant, Dim::Metric] {
             let available = r.values(dim);
-            let given = match get(dim.name()) {
+            let given = match select.get(dim) {
                 Some(v) if dim == Dim::Case => Some(resolve_case(v, &r.record)?),
                 other => other.map(str::to_string),
             };

@@ -1,19 +1,11 @@
 //! The book's preprocessor: replaces `{{#measure KIND key=value ...}}` directives with tables,
 //! charts, numbers and provenance lines read from the records in `data/`.
 //!
-//! | kind | renders |
-//! |---|---|
-//! | `table` | median with min–max, rows × columns chosen from case, variant, metric; provenance below |
-//! | `chart` | inline SVG (lines for a sweep, bars for variants), caption, the data table beside it |
-//! | `value` | one number in a sentence (`stat=median|min|max`) |
-//! | `ratio` | one median divided by another (`over.KEY=...` changes the denominator's selector) |
-//! | `claim` | a claim from the listing's claims.toml, checked: its figure (or a mark), linked to its entry in the chapter's list |
-//! | `claims` | a chapter's checked claims: each one's sentence, figure, bound and verdict (the chapter's end) |
-//! | `param` | one of the record's parameters |
-//! | `machine` | the machine a record was measured on, in words |
-//! | `machines` | which machine each chapter's figures come from |
-//! | `provenance` | machine, versions, commit, repetitions, date |
-//! | `versions` | the toolchain and crate versions in force, from Cargo.lock |
+//! Each kind of directive is a variant of `render::Kind`, the one list of kinds, with the
+//! typed struct of its arguments (deserialized by `args`) in the module that renders it
+//! (`render/*.rs`). The error for an unknown kind names every kind from that list, an unknown
+//! argument or value names the allowed ones, and a test checks the runbook's table of directives
+//! (`src/contributing.md`, "Directives") against it.
 //!
 //! Any problem (a missing record, an unknown case, a record of another schema, a claim that
 //! does not hold on the book's machine, a claim no page states, a measurement typed into the
@@ -25,6 +17,8 @@
 //! page that falls back to the book's machine says so at its top, a claim that does not hold
 //! there is shown as not held, and a cell that run did not measure reads "n/a".
 
+#[macro_use]
+mod args;
 mod chart;
 pub mod code;
 mod data;
@@ -277,7 +271,8 @@ fn first_line(s: &str) -> &str {
     s.lines().next().unwrap_or(s)
 }
 
-/// A parsed directive: its kind and `key=value` arguments (values may be "quoted").
+/// A parsed directive: its kind and `key=value` arguments (values may be "quoted"), as written;
+/// `render::Kind::parse` types them.
 #[derive(Debug, Clone)]
 pub struct Directive {
     pub kind: String,
@@ -291,9 +286,9 @@ impl Directive {
             .and_then(|t| t.strip_suffix("}}"))
             .ok_or("not a {{#measure ...}} directive")?;
         let mut tokens = tokenize(inner)?.into_iter();
-        let kind = tokens.next().ok_or(
-            "missing the kind (table, chart, value, ratio, param, machine, provenance, versions)",
-        )?;
+        let kind = tokens
+            .next()
+            .ok_or_else(|| format!("missing the kind ({})", render::Kind::names()))?;
         let mut args = BTreeMap::new();
         for token in tokens {
             let (key, value) = token
@@ -304,24 +299,6 @@ impl Directive {
             }
         }
         Ok(Directive { kind, args })
-    }
-
-    /// Fails on any argument not in `allowed`.
-    pub fn check_keys(&self, allowed: &[&str]) -> Result<(), String> {
-        for key in self.args.keys() {
-            let ok = allowed.contains(&key.as_str())
-                || key
-                    .strip_prefix("over.")
-                    .is_some_and(|k| allowed.contains(&"over.*") && data::SELECTORS.contains(&k));
-            if !ok {
-                return Err(format!(
-                    "unknown argument `{key}` for `{}` (allowed: {})",
-                    self.kind,
-                    allowed.join(", ")
-                ));
-            }
-        }
-        Ok(())
     }
 
     pub fn get(&self, key: &str) -> Option<&str> {
@@ -393,19 +370,6 @@ mod tests {
         assert!(Directive::parse("{{#measure value case}}").is_err());
         assert!(Directive::parse("{{#measure value a=1 a=2}}").is_err());
         assert!(Directive::parse(r#"{{#measure value a="open}}"#).is_err());
-    }
-
-    #[test]
-    fn unknown_keys_are_named() {
-        let d = Directive::parse("{{#measure value recrod=x}}").unwrap();
-        let e = d.check_keys(&["record", "machine"]).unwrap_err();
-        assert!(e.contains("recrod") && e.contains("record, machine"), "{e}");
-        let d = Directive::parse("{{#measure ratio over.variant=x over.color=y}}").unwrap();
-        assert!(
-            d.check_keys(&["over.*"])
-                .unwrap_err()
-                .contains("over.color")
-        );
     }
 
     #[test]

@@ -257,7 +257,7 @@ fn a_bad_class_key_or_value_fails_with_what_is_allowed() {
     let error = |d: &str| expand(&data, d).unwrap_err();
     let e = error("{{#measure class records=ch99-demo columns=wide}}");
     assert!(
-        e.contains("columns=wide: use claims") && e.contains("or machines"),
+        e.contains("columns=`wide`: use claims") && e.contains("or machines"),
         "{e}"
     );
     let e = error("{{#measure class records=ch99-demo machines=student-01,nobody}}");

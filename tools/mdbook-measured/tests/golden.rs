@@ -381,7 +381,10 @@ fn a_schedule_adds_the_chapters_minutes_and_breaks_and_refuses_to_overrun() {
         "{{#measure schedule length=long chapters=ch99-demo}}",
     )
     .unwrap_err();
-    assert!(e.contains("length=long: a whole number of minutes"), "{e}");
+    assert!(
+        e.contains("length=`long`: a whole number of minutes"),
+        "{e}"
+    );
 
     let missing = "{{#measure schedule length=300 chapters=ch99-demo,ch97-none}}";
     let e = expand(&data, missing).unwrap_err();
@@ -460,9 +463,12 @@ fn a_run_time_is_estimated_from_the_record() {
             .contains(">about 10 seconds<")
     );
     let e = shown("{{#measure runtime record=ch99-demo scale=-2}}").unwrap_err();
-    assert!(e.contains("scale=-2: a positive number"), "{e}");
+    assert!(e.contains("scale=`-2`: a positive number"), "{e}");
     let e = shown("{{#measure runtime record=ch99-demo reps=0}}").unwrap_err();
-    assert!(e.contains("reps=0: a whole number"), "{e}");
+    assert!(
+        e.contains("reps=`0`: a whole number of repetitions, 1 or more"),
+        "{e}"
+    );
     let e = shown("{{#measure runtime record=ch98-wide}}").unwrap_err();
     assert!(
         e.contains("does not keep how long its experiments took"),

@@ -2,55 +2,71 @@
 
 use super::provenance::provenance_once;
 use super::table::{
-    axis, case_names, coordinates, fixed_value, layout, numbered_caption, table_html, whole_number,
-    with_select,
+    Grid, axis, case_names, coordinates, fixed_value, layout, numbered_caption, table_html,
+    whole_number,
 };
 use crate::chart::{self, ChartKind, ChartSpec, Point};
 use crate::data::{Data, Dim};
-use crate::{Directive, esc};
+use crate::esc;
 use measure::format::format_value;
+use serde::Deserialize;
 
-pub(super) fn chart(data: &Data, d: &Directive) -> Result<String, String> {
-    d.check_keys(&with_select(&[
-        "x",
-        "series",
-        "kind",
-        "log",
-        "caption",
-        "xlabel",
-        "ylabel",
-        "cases",
-        "variants",
-        "metrics",
-        "label",
-        "numbers",
-        "id",
-        "ref-line",
-        "case-unit",
-        "case-names",
-    ]))?;
-    let r = data.resolve(d, false)?;
-    let (x, series, fixed) = layout(d, "x", "series", Dim::Case, Dim::Variant)?;
+/// `chart`: the cells of a table as an inline SVG (lines over cases, bars otherwise, or
+/// `kind=dot`; `x=` and `series=` lay them out as a table's `rows=` and `cols=`), its caption,
+/// and the table of its numbers below (`numbers=false` where the same table stands above).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub(crate) struct Chart {
+    #[serde(rename = "*")]
+    pub grid: Grid,
+    x: Option<Dim>,
+    series: Option<Dim>,
+    kind: Option<ChartKind>,
+    #[serde(default)]
+    log: Log,
+    xlabel: Option<String>,
+    ylabel: Option<String>,
+    #[serde(default = "yes")]
+    numbers: bool,
+    ref_line: Option<String>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+choice! {
+    /// `log=`: a logarithmic value axis, a linear one, or the chart's choice.
+    #[derive(Default)]
+    enum Log {
+        True = "true",
+        False = "false",
+        #[default]
+        Auto = "auto",
+    }
+}
+
+pub(super) fn chart(data: &Data, c: &Chart) -> Result<String, String> {
+    let d = &c.grid;
+    let r = data.resolve(&d.select)?;
+    let (x, series, fixed) = layout(
+        ("x", c.x.unwrap_or(Dim::Case)),
+        ("series", c.series.unwrap_or(Dim::Variant)),
+    )?;
     let caption = d
-        .get("caption")
+        .caption
+        .as_deref()
         .ok_or("a chart needs caption=\"...\" (what it shows, in words)")?;
     // Bars on a log axis are drawn as dots (chart.rs): a bar from an arbitrary floor means nothing.
-    let kind = match d.get("kind") {
+    let kind = match c.kind {
         None if x == Dim::Case => ChartKind::Line,
-        None | Some("bar") => ChartKind::Bar,
-        Some("line") => ChartKind::Line,
-        Some("dot") => ChartKind::Dot,
-        Some(k) => {
-            return Err(format!(
-                "kind=`{k}`: use line (a sweep over cases), bar (linear axis) or dot (a dot plot, for a log axis)"
-            ));
-        }
+        None => ChartKind::Bar,
+        Some(kind) => kind,
     };
-    let log = match d.get("log") {
-        None | Some("auto") => None,
-        Some("true") => Some(true),
-        Some("false") => Some(false),
-        Some(v) => return Err(format!("log=`{v}`: use true, false or auto")),
+    let log = match c.log {
+        Log::Auto => None,
+        Log::True => Some(true),
+        Log::False => Some(false),
     };
     let fixed_v = fixed_value(&r, fixed)?;
     let xs = axis(&r, d, x)?;
@@ -85,8 +101,8 @@ pub(super) fn chart(data: &Data, d: &Directive) -> Result<String, String> {
                 Some(named) => named.clone(),
                 None => format!(
                     "{} {}",
-                    d.get("label").unwrap_or("case"),
-                    chart_case_label(name, d.get("case-unit"))?
+                    d.label.as_deref().unwrap_or("case"),
+                    chart_case_label(name, d.case_unit.as_deref())?
                 ),
             },
             Dim::Metric => data.metric_name(name).to_string(),
@@ -95,8 +111,9 @@ pub(super) fn chart(data: &Data, d: &Directive) -> Result<String, String> {
         lines.push((legend, points));
     }
     let unit = unit.ok_or("no data to chart")?;
-    let ylabel = d
-        .get("ylabel")
+    let ylabel = c
+        .ylabel
+        .as_deref()
         .map_or_else(|| data.metric_name(&fixed_v).to_string(), str::to_string);
     // The cases as numbers, so the chart can say how its categorical axis is spaced.
     let x_values = (x == Dim::Case)
@@ -106,7 +123,7 @@ pub(super) fn chart(data: &Data, d: &Directive) -> Result<String, String> {
         .iter()
         .map(|xv| match (x, case_names.get(xv)) {
             (Dim::Case, Some(named)) => Ok(named.clone()),
-            (Dim::Case, None) => chart_case_label(xv, d.get("case-unit")),
+            (Dim::Case, None) => chart_case_label(xv, d.case_unit.as_deref()),
             _ => Ok(xv.clone()),
         })
         .collect::<Result<Vec<_>, String>>()?;
@@ -114,28 +131,27 @@ pub(super) fn chart(data: &Data, d: &Directive) -> Result<String, String> {
         kind,
         log,
         title: caption.to_string(),
-        x_label: d.get("xlabel").unwrap_or(x.name()).to_string(),
+        x_label: c.xlabel.as_deref().unwrap_or(x.name()).to_string(),
         y_label: ylabel,
         xs: x_shown,
         x_values,
         series: lines,
-        ref_lines: ref_lines(d.get("ref-line"), &unit)?,
+        ref_lines: ref_lines(c.ref_line.as_deref(), &unit)?,
         unit,
     };
     let svg = chart::render(&spec);
     // The chart's own numbers, one click away, unless the same table stands just above it.
-    let numbers = match d.get("numbers") {
-        None | Some("true") => {
-            let corner = d.get("xlabel").unwrap_or(x.name());
+    let numbers = match c.numbers {
+        true => {
+            let corner = c.xlabel.as_deref().unwrap_or(x.name());
             let table = table_html(data, &r, d, x, series, fixed, None, Some(corner))?;
             format!(
                 "<details class=\"measure-data\"><summary>The numbers behind this chart</summary>{table}</details>\n"
             )
         }
-        Some("false") => String::new(),
-        Some(other) => return Err(format!("numbers=`{other}`: use true or false")),
+        false => String::new(),
     };
-    let (id_attr, shown) = match d.get("id") {
+    let (id_attr, shown) = match &d.id {
         Some(id) => (
             format!(" id=\"{}\"", crate::data::Label::anchor(id)),
             numbered_caption(data, d)?.unwrap_or_default(),
@@ -186,4 +202,51 @@ pub(super) fn ref_lines(spec: Option<&str>, unit: &str) -> Result<Vec<chart::Ref
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::typed;
+    use super::{ChartKind, Log};
+    use crate::render::Kind;
+
+    #[test]
+    fn a_chart_reads_its_kind_axis_and_numbers() {
+        let Ok(Kind::Chart(c)) = typed(
+            "{{#measure chart record=ch01 metric=p99 kind=dot log=true numbers=false x=variant series=case caption=\"c\"}}",
+        ) else {
+            panic!("a chart")
+        };
+        assert_eq!(
+            (c.kind, c.log, c.numbers),
+            (Some(ChartKind::Dot), Log::True, false)
+        );
+        let Ok(Kind::Chart(c)) = typed("{{#measure chart record=ch01 caption=c}}") else {
+            panic!("a chart")
+        };
+        assert_eq!((c.kind, c.log, c.numbers), (None, Log::Auto, true));
+    }
+
+    #[test]
+    fn a_bad_chart_value_names_the_allowed_ones() {
+        let e = |t: &str| typed(t).err().unwrap();
+        assert_eq!(
+            e("{{#measure chart record=ch01 kind=pie}}"),
+            "kind=`pie`: use line (a sweep over cases), bar (linear axis) or dot (a dot plot, for a log axis)"
+        );
+        assert_eq!(
+            e("{{#measure chart record=ch01 log=maybe}}"),
+            "log=`maybe`: use true, false or auto"
+        );
+        assert_eq!(
+            e("{{#measure chart record=ch01 numbers=no}}"),
+            "numbers=`no`: use true or false"
+        );
+        let unknown = e("{{#measure chart record=ch01 legend=no}}");
+        assert!(
+            unknown.starts_with("unknown argument `legend` for `chart` (allowed: record, machine,")
+                && unknown.ends_with("x, series, kind, log, xlabel, ylabel, numbers, ref-line)"),
+            "{unknown}"
+        );
+    }
 }

@@ -4,25 +4,88 @@
 
 use super::class::class_row_anchor;
 use super::count_cells;
-use crate::data::Data;
-use crate::{Directive, esc};
+use crate::data::{Data, Which};
+use crate::esc;
 use measure::claims::Verdict;
 use measure::format::format_plain;
 use measure::record::Record;
 use measure::report::{claim_noise, noise_note};
 use records::judge::{Tally, judge};
+use serde::Deserialize;
+
+/// `claim`: a claim of the listing's claims.toml (`id=`), judged where the prose states it.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub(crate) struct Claim {
+    #[serde(rename = "*")]
+    which: Which,
+    id: String,
+    #[serde(default)]
+    show: Show,
+}
+
+choice! {
+    /// How `claim` shows a claim.
+    #[derive(Default)]
+    enum Show {
+        #[default]
+        Figure = "figure",
+        Short = "short",
+        Mark = "mark",
+        Answer = "answer",
+    }
+}
+
+/// `claims`: a chapter's checked claims, for its end.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub(crate) struct Claims {
+    #[serde(rename = "*")]
+    pub which: Which,
+}
+
+/// `verdicts`: a record's verdicts in one sentence.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub(crate) struct Verdicts {
+    #[serde(rename = "*")]
+    which: Which,
+}
+
+/// `verdict-summary`: a chapter's verdicts for its first screen.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub(crate) struct VerdictSummary {
+    #[serde(rename = "*")]
+    which: Which,
+}
+
+/// `busy`: claims on the chapter's machine quiet and beside a busy neighbour (`machine=`, the
+/// busy machine's folder under data/), one row each of `ids=`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub(crate) struct Busy {
+    record: String,
+    machine: String,
+    ids: Vec<String>,
+}
+
+/// `coverage`: the confidence the verdicts ask for, or what an interval over `reps=`
+/// repetitions covers.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub(crate) struct Coverage {
+    reps: Option<usize>,
+}
 
 /// A claim, checked where it is stated: its figure with the interval its verdict was judged on
 /// (or a mark), with the claim in the hover text. On the book's own machine a conclusion that is
 /// not *held*, or a broken invariant, fails the build; on another machine the verdict is shown
 /// beside the figure.
-pub(super) fn claim(data: &Data, d: &Directive) -> Result<String, String> {
-    d.check_keys(&["record", "machine", "id", "show"])?;
-    let r = data.resolve_record_only(d)?;
-    let record = d.get("record").unwrap_or_default();
-    let id = d
-        .get("id")
-        .ok_or("missing id=CLAIM (a claim's id in listings/<record>/claims.toml)")?;
+pub(super) fn claim(data: &Data, d: &Claim) -> Result<String, String> {
+    let r = data.resolve_record_only(&d.which)?;
+    let record = d.which.record.as_str();
+    let id = d.id.as_str();
     let claims = data.claims(record)?;
     let claim = claims.get(id).ok_or_else(|| {
         format!(
@@ -30,10 +93,7 @@ pub(super) fn claim(data: &Data, d: &Directive) -> Result<String, String> {
             claims.ids().join(", ")
         )
     })?;
-    let show = d.get("show").unwrap_or("figure");
-    if !["figure", "short", "mark", "answer"].contains(&show) {
-        return Err(format!("show=`{show}`: use figure, short, mark or answer"));
-    }
+    let show = d.show;
     data.note_claim_used(record, id);
     let machine = &r.machine;
     let judgement = judge(claim, &r.record, data.role(machine, record));
@@ -108,7 +168,7 @@ pub(super) fn claim(data: &Data, d: &Directive) -> Result<String, String> {
     };
     let figure = claim_link(data, record, id, class, &title, &esc(&outcome.figure()));
     // A checklist's magnitude: the figure alone (its interval is one link away).
-    if show == "short" {
+    if show == Show::Short {
         return Ok(format!("{figure}{verdict}"));
     }
     let figure = format!(
@@ -117,7 +177,7 @@ pub(super) fn claim(data: &Data, d: &Directive) -> Result<String, String> {
     );
     Ok(match show {
         // An exercise's folded answer: the claim's id and sentence beside its figure, in plain view.
-        "answer" => format!(
+        Show::Answer => format!(
             "<code>{}</code>: {figure} {sign}{verdict} {} ({}: {})",
             esc(id),
             esc(&claim.says),
@@ -125,8 +185,8 @@ pub(super) fn claim(data: &Data, d: &Directive) -> Result<String, String> {
             esc(&outcome.bound)
         ),
         // A mark alone where the claim held; where it did not, the verdict itself (a link).
-        "mark" if !outcome.held() => verdict.trim_start().to_string(),
-        "mark" => {
+        Show::Mark if !outcome.held() => verdict.trim_start().to_string(),
+        Show::Mark => {
             let (tag, href) = match &href {
                 Some(href) => ("a", format!(" href=\"{href}\"")),
                 None => ("span", String::new()),
@@ -167,10 +227,9 @@ pub(super) fn verdict_mark(v: &Verdict) -> Option<(&'static str, &'static str)> 
 /// sentence, figure with its interval, bound and verdict on the page's machine, then the
 /// invariants; what a reader without a mouse, and paper, sees of them. Listing a claim does not
 /// state it: a claim still needs its sentence in the prose.
-pub(super) fn claims_list(data: &Data, d: &Directive) -> Result<String, String> {
-    d.check_keys(&["record", "machine"])?;
-    let r = data.resolve_record_only(d)?;
-    let record = d.get("record").unwrap_or_default();
+pub(super) fn claims_list(data: &Data, d: &Claims) -> Result<String, String> {
+    let r = data.resolve_record_only(&d.which)?;
+    let record = d.which.record.as_str();
     let claims = data.claims(record)?;
     let entry = |c: &measure::claims::Claim| {
         let outcome = c.check(&r.record);
@@ -304,10 +363,9 @@ fn claim_notes(
 /// MACHINE: N of M conclusions held", and for each one that did not hold there its sentence,
 /// figure, bound, how it failed, what it depends on, the command that reruns it and a link to
 /// its entry in the chapter's list.
-pub(super) fn verdict_summary(data: &Data, d: &Directive) -> Result<String, String> {
-    d.check_keys(&["record", "machine"])?;
-    let r = data.resolve_record_only(d)?;
-    let record = d.get("record").unwrap_or_default();
+pub(super) fn verdict_summary(data: &Data, d: &VerdictSummary) -> Result<String, String> {
+    let r = data.resolve_record_only(&d.which)?;
+    let record = d.which.record.as_str();
     let claims = data.claims(record)?;
     let mut failed = Vec::new();
     let mut tally = Tally::default();
@@ -358,17 +416,10 @@ pub(super) fn verdict_summary(data: &Data, d: &Directive) -> Result<String, Stri
 /// Claims on the chapter's machine, quiet and beside a busy neighbour
 /// (`\{{#measure busy record=R machine=BUSY ids=a,b}}`): one row a claim, its sentence, its
 /// figure and verdict on each; both columns the book's machine, in a reader's book too.
-pub(super) fn busy(data: &Data, d: &Directive) -> Result<String, String> {
-    d.check_keys(&["record", "machine", "ids"])?;
-    let record = d.get("record").ok_or("missing record=CHAPTER")?;
-    let busy = d
-        .get("machine")
-        .ok_or("missing machine=NAME (the busy machine's folder under data/)")?;
-    let ids: Vec<&str> = d
-        .get("ids")
-        .ok_or("missing ids=a,b,... (the claims to compare)")?
-        .split(',')
-        .collect();
+pub(super) fn busy(data: &Data, d: &Busy) -> Result<String, String> {
+    let record = d.record.as_str();
+    let busy = d.machine.as_str();
+    let ids: Vec<&str> = d.ids.iter().map(String::as_str).collect();
     let quiet = data.reference_for(record).to_string();
     let claims = data.claims(record)?;
     let records = [data.record(&quiet, record)?, data.record(busy, record)?];
@@ -430,14 +481,10 @@ fn rerun_command(record: &str, c: &measure::claims::Claim, rec: &Record) -> Stri
 
 /// The confidence the verdicts ask for (`\{{#measure coverage}}`: "90%"), or what the interval
 /// from `reps` repetitions actually covers (`reps=5`: "93.8%"), from `measure::verdict`.
-pub(super) fn coverage(d: &Directive) -> Result<String, String> {
-    d.check_keys(&["reps"])?;
-    let level = match d.get("reps") {
+pub(super) fn coverage(_: &Data, d: &Coverage) -> Result<String, String> {
+    let level = match d.reps {
         None => measure::verdict::CONFIDENCE,
         Some(n) => {
-            let n: usize = n
-                .parse()
-                .map_err(|_| format!("reps=`{n}`: a whole number"))?;
             let figures: Vec<f64> = (0..n).map(|i| i as f64).collect();
             measure::verdict::median_interval(&figures)
                 .ok_or_else(|| {
@@ -454,10 +501,9 @@ pub(super) fn coverage(d: &Directive) -> Result<String, String> {
 
 /// A record's verdicts in one sentence: "15 held, 3 not shown (`a`, `b`, `c`) and 1 refuted
 /// (`d`, which needs a quiet machine) of 19 conclusions; 4 of 4 invariants held".
-pub(super) fn verdicts(data: &Data, d: &Directive) -> Result<String, String> {
-    d.check_keys(&["record", "machine"])?;
-    let r = data.resolve_record_only(d)?;
-    let claims = data.claims(d.get("record").unwrap_or_default())?;
+pub(super) fn verdicts(data: &Data, d: &Verdicts) -> Result<String, String> {
+    let r = data.resolve_record_only(&d.which)?;
+    let claims = data.claims(&d.which.record)?;
     let (mut tally, mut not_shown, mut refuted) = (Tally::default(), Vec::new(), Vec::new());
     for c in &claims.claims {
         let outcome = c.check(&r.record);
@@ -524,5 +570,62 @@ pub(super) fn claim_link(
             "<span class=\"claim {class}\" title=\"{}\">{inner}</span>",
             esc(title)
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::typed;
+    use super::Show;
+    use crate::render::Kind;
+
+    #[test]
+    fn a_claim_needs_its_id_and_shows_one_of_four_ways() {
+        let Ok(Kind::Claim(c)) = typed("{{#measure claim record=ch01 id=x show=mark}}") else {
+            panic!("a claim")
+        };
+        assert_eq!(
+            (c.which.record.as_str(), c.id.as_str(), c.show),
+            ("ch01", "x", Show::Mark)
+        );
+        let e = typed("{{#measure claim record=ch01 id=x show=loud}}")
+            .err()
+            .unwrap();
+        assert_eq!(e, "show=`loud`: use figure, short, mark or answer");
+        let e = typed("{{#measure claim record=ch01}}").err().unwrap();
+        assert!(
+            e.starts_with("missing `id=…` (e.g. `{{#measure claim record="),
+            "{e}"
+        );
+        let e = typed("{{#measure claim record=ch01 claim=x}}")
+            .err()
+            .unwrap();
+        assert_eq!(
+            e,
+            "unknown argument `claim` for `claim` (allowed: record, machine, id, show)"
+        );
+    }
+
+    #[test]
+    fn busy_compares_the_ids_it_lists_and_coverage_counts_repetitions() {
+        let Ok(Kind::Busy(b)) = typed("{{#measure busy record=ch01 machine=m ids=a,b}}") else {
+            panic!("busy")
+        };
+        assert_eq!(b.ids, ["a", "b"]);
+        let e = typed("{{#measure busy record=ch01 machine=m}}")
+            .err()
+            .unwrap();
+        assert!(e.starts_with("missing `ids=…`"), "{e}");
+        let e = typed("{{#measure coverage reps=five}}").err().unwrap();
+        assert_eq!(e, "reps=`five`: a whole number");
+        for kind in ["claims", "verdicts", "verdict-summary"] {
+            let e = typed(&format!("{{{{#measure {kind} record=ch01 id=x}}}}"))
+                .err()
+                .unwrap();
+            assert_eq!(
+                e,
+                format!("unknown argument `id` for `{kind}` (allowed: record, machine)")
+            );
+        }
     }
 }

@@ -5,11 +5,38 @@ use super::claims::{claim_href, claim_link, verdict_mark};
 use super::provenance::record_noise;
 use super::table::{MAX_TABLE_PX, TableFont};
 use crate::data::{Data, list};
-use crate::{Directive, esc};
+use crate::esc;
 use measure::claims::Verdict;
 use measure::format::format_plain;
 use measure::record::Record;
 use records::judge::Tally;
+use serde::Deserialize;
+
+/// `class`: every machine under `data/` side by side, for `records=` (every chapter's unless
+/// given); `columns=` and `machines=` as [`class`] says.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub(crate) struct Class {
+    pub records: Option<Vec<String>>,
+    columns: Option<Columns>,
+    machines: Option<Vec<String>>,
+}
+
+choice! {
+    /// How the Machines page lays out each chapter's claims.
+    enum Columns {
+        Claims = "claims" ("the default: per claim, held on k of N machines, its figure's spread and where it did not hold"),
+        Machines = "machines" ("one column per machine; machines=a,b,c chooses them"),
+    }
+}
+
+impl Class {
+    /// Whether this shows each claim a row, held on k of N machines (where a chapter's list
+    /// links its claims to).
+    pub fn by_claim(&self) -> bool {
+        self.machines.is_none() && self.columns.is_none_or(|c| c == Columns::Claims)
+    }
+}
 
 /// Every machine under `data/` side by side (a class's hand-in, the book's own machines): each
 /// machine's totals and the chapters where a conclusion did not hold there, then under a heading
@@ -17,23 +44,22 @@ use records::judge::Tally;
 /// spread of its figure across them and the machines where it did not hold, named, which stays
 /// readable for a whole class; `columns=machines` (or `machines=a,b,c`, some of them) shows one
 /// column per machine instead.
-pub(super) fn class(data: &Data, d: &Directive) -> Result<String, String> {
-    d.check_keys(&["records", "columns", "machines"])?;
-    let records = data.records_or_all(d.get("records"))?;
+pub(super) fn class(data: &Data, d: &Class) -> Result<String, String> {
+    let records = data.records_or_all(d.records.as_deref())?;
     let all = data.measured_machines();
     if all.is_empty() {
         return Err("no machine folders under data/".into());
     }
-    let (machines, per_machine): (Vec<String>, bool) = match (d.get("columns"), d.get("machines")) {
-        (None | Some("claims"), None) => (all.clone(), false),
-        (Some("claims"), Some(_)) => {
+    let (machines, per_machine): (Vec<String>, bool) = match (d.columns, &d.machines) {
+        (None | Some(Columns::Claims), None) => (all.clone(), false),
+        (Some(Columns::Claims), Some(_)) => {
             return Err(
                 "machines=a,b,c shows those machines a column each: it goes with columns=machines (or alone), not with columns=claims".into(),
             );
         }
-        (None | Some("machines"), Some(named)) => {
+        (None | Some(Columns::Machines), Some(named)) => {
             let mut chosen = Vec::new();
-            for m in named.split(',') {
+            for m in named {
                 if !all.iter().any(|a| a == m) {
                     return Err(format!(
                         "machines=: no machine `{m}` under data/; the machines are {}",
@@ -44,12 +70,7 @@ pub(super) fn class(data: &Data, d: &Directive) -> Result<String, String> {
             }
             (chosen, true)
         }
-        (Some("machines"), None) => (all.clone(), true),
-        (Some(other), _) => {
-            return Err(format!(
-                "columns={other}: use claims (the default: per claim, held on k of N machines, its figure's spread and where it did not hold) or machines (one column per machine; machines=a,b,c chooses them)"
-            ));
-        }
+        (Some(Columns::Machines), None) => (all.clone(), true),
     };
     // Every chapter's claims on every machine with its record, judged once.
     let mut chapters = Vec::new();
@@ -627,4 +648,28 @@ fn class_width(widths: &[f64], what: &str) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::typed;
+    use crate::render::Kind;
+
+    #[test]
+    fn columns_are_claims_or_machines_and_only_claims_are_linked_to() {
+        let by_claim = |t: &str| match typed(t) {
+            Ok(Kind::Class(c)) => c.by_claim(),
+            _ => panic!("{t}"),
+        };
+        assert!(by_claim("{{#measure class}}"));
+        assert!(by_claim("{{#measure class columns=claims records=ch01}}"));
+        assert!(!by_claim("{{#measure class columns=machines}}"));
+        assert!(!by_claim("{{#measure class machines=a,b}}"));
+        let e = typed("{{#measure class columns=wide}}").err().unwrap();
+        assert!(
+            e.starts_with("columns=`wide`: use claims (the default:")
+                && e.contains(" or machines (one column per machine"),
+            "{e}"
+        );
+    }
 }

@@ -1,7 +1,26 @@
 //! How the conclusions changed (`history`): every history entry of every listing's claims.
 
 use crate::data::Data;
-use crate::{Directive, esc};
+use crate::esc;
+use serde::Deserialize;
+
+/// `history`: every history entry of every listing's claims, newest first, the part `show=`
+/// names.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub(crate) struct History {
+    show: Show,
+}
+
+choice! {
+    /// Which part of the claims' history `history` shows.
+    enum Show {
+        Summary = "summary" ("the counts"),
+        Failures = "failures" ("changes after the data contradicted a claim"),
+        Other = "other" ("every other change"),
+        Retired = "retired" ("claims retired for good"),
+    }
+}
 
 /// One change to one claim, for the page "How the conclusions changed".
 struct Erratum<'a> {
@@ -15,14 +34,8 @@ struct Erratum<'a> {
 /// Every history entry of every listing's claims, newest first: `show=summary` (the counts),
 /// `failures` (changes after the data contradicted a claim), `other` (reviews, redesigns,
 /// invariants, bounds moved without a failure) or `retired`.
-pub(super) fn history(data: &Data, d: &Directive) -> Result<String, String> {
-    d.check_keys(&["show"])?;
-    let show = d.get("show").unwrap_or_default();
-    if !["summary", "failures", "other", "retired"].contains(&show) {
-        return Err(format!(
-            "show=`{show}`: use summary, failures, other or retired"
-        ));
-    }
+pub(super) fn history(data: &Data, d: &History) -> Result<String, String> {
+    let show = d.show;
     let all: Vec<(String, std::rc::Rc<measure::Claims>)> = data
         .listings()
         .into_iter()
@@ -65,7 +78,7 @@ pub(super) fn history(data: &Data, d: &Directive) -> Result<String, String> {
     rows.sort_by(|a, b| {
         (b.change.date.as_str(), &a.listing, a.id).cmp(&(a.change.date.as_str(), &b.listing, b.id))
     });
-    if show == "summary" {
+    if show == Show::Summary {
         let changed: std::collections::BTreeSet<(&str, &str)> = rows
             .iter()
             .filter(|r| r.now.is_some())
@@ -86,8 +99,8 @@ pub(super) fn history(data: &Data, d: &Directive) -> Result<String, String> {
     let chosen: Vec<&Erratum> = rows
         .iter()
         .filter(|r| match show {
-            "failures" => r.now.is_some() && r.change.cause.after_a_failure(),
-            "other" => r.now.is_some() && !r.change.cause.after_a_failure(),
+            Show::Failures => r.now.is_some() && r.change.cause.after_a_failure(),
+            Show::Other => r.now.is_some() && !r.change.cause.after_a_failure(),
             _ => r.now.is_none(),
         })
         .collect();
@@ -140,4 +153,24 @@ pub(super) fn history(data: &Data, d: &Directive) -> Result<String, String> {
     }
     html.push_str("</tbody></table></div>\n");
     Ok(html)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::typed;
+
+    #[test]
+    fn history_shows_one_of_four_parts_and_needs_one() {
+        let e = typed("{{#measure history}}").err().unwrap();
+        assert_eq!(
+            e,
+            "missing `show=…` (e.g. `{{#measure history show=failures}}`)"
+        );
+        let e = typed("{{#measure history show=all}}").err().unwrap();
+        assert_eq!(
+            e,
+            "show=`all`: use summary (the counts), failures (changes after the data contradicted a claim), other (every other change) or retired (claims retired for good)"
+        );
+        assert!(typed("{{#measure history show=retired}}").is_ok());
+    }
 }

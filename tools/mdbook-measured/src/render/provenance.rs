@@ -3,22 +3,74 @@
 //! versions in force (`versions`).
 
 use super::count_cells;
-use crate::data::{Data, list};
-use crate::{Directive, esc, locked_versions};
+use crate::data::{Data, Which, list};
+use crate::{esc, locked_versions};
 use measure::format::format_plain;
 use measure::noise;
 use measure::record::Record;
+use serde::Deserialize;
 
-pub(super) fn machine(data: &Data, d: &Directive) -> Result<String, String> {
-    d.check_keys(&["record", "machine", "field"])?;
-    let r = data.resolve_record_only(d)?;
+/// `provenance`: a record's provenance line alone.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub(crate) struct Provenance {
+    #[serde(rename = "*")]
+    which: Which,
+}
+
+/// `machine`: the machine a record was measured on, in words (`field=`).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub(crate) struct Machine {
+    #[serde(rename = "*")]
+    which: Which,
+    #[serde(default)]
+    field: Field,
+}
+
+choice! {
+    /// What `machine` says of the machine.
+    #[derive(Default)]
+    enum Field {
+        #[default]
+        Summary = "summary",
+        Cpu = "cpu",
+        Cores = "cores",
+        Name = "name",
+    }
+}
+
+/// `topology`: what shapes a machine's results, from `data/NAME/machine.toml` (the book's
+/// machine unless `machine=` names one).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub(crate) struct Topology {
+    machine: Option<String>,
+}
+
+/// `machines`: which machine each chapter's figures come from (every chapter's, or `records=`).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub(crate) struct Machines {
+    records: Option<Vec<String>>,
+}
+
+/// `versions`: the toolchain and the crates' versions in Cargo.lock (every chapter's crates, or
+/// `crates=`).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub(crate) struct Versions {
+    crates: Option<Vec<String>>,
+}
+
+pub(super) fn machine(data: &Data, d: &Machine) -> Result<String, String> {
+    let r = data.resolve_record_only(&d.which)?;
     let m = &r.record.machine;
-    Ok(match d.get("field").unwrap_or("summary") {
-        "summary" => machine_summary(&r.record),
-        "cpu" => esc(&m.cpu_model),
-        "cores" => m.available_parallelism.to_string(),
-        "name" => esc(&m.name),
-        other => return Err(format!("field=`{other}`: use summary, cpu, cores or name")),
+    Ok(match d.field {
+        Field::Summary => machine_summary(&r.record),
+        Field::Cpu => esc(&m.cpu_model),
+        Field::Cores => m.available_parallelism.to_string(),
+        Field::Name => esc(&m.name),
     })
 }
 
@@ -41,9 +93,8 @@ const TOPOLOGY: [(&str, &str); 14] = [
 ];
 
 /// What in a machine shapes its results, from `data/NAME/machine.toml`, as a two-column table.
-pub(super) fn topology(data: &Data, d: &Directive) -> Result<String, String> {
-    d.check_keys(&["machine"])?;
-    let machine = d.get("machine").unwrap_or(data.reference());
+pub(super) fn topology(data: &Data, d: &Topology) -> Result<String, String> {
+    let machine = d.machine.as_deref().unwrap_or(data.reference());
     let path = data.root().join("data").join(machine).join("machine.toml");
     let text = std::fs::read_to_string(&path).map_err(|e| {
         format!(
@@ -186,9 +237,8 @@ pub(super) fn record_noise(rec: &Record) -> Option<(f64, f64, usize, usize)> {
 }
 
 /// The title page's list: which machine each chapter's figures come from.
-pub(super) fn machines(data: &Data, d: &Directive) -> Result<String, String> {
-    d.check_keys(&["records"])?;
-    let records = data.records_or_all(d.get("records"))?;
+pub(super) fn machines(data: &Data, d: &Machines) -> Result<String, String> {
+    let records = data.records_or_all(d.records.as_deref())?;
     let mut html = String::from(
         "<table class=\"measure machines\"><thead><tr><th>chapter</th><th>machine</th><th>CPU</th><th>measured</th><th>noise (median, of a core)</th></tr></thead><tbody>",
     );
@@ -224,8 +274,7 @@ pub(super) fn machines(data: &Data, d: &Directive) -> Result<String, String> {
     Ok(html)
 }
 
-pub(super) fn versions(data: &Data, d: &Directive) -> Result<String, String> {
-    d.check_keys(&["crates"])?;
+pub(super) fn versions(data: &Data, d: &Versions) -> Result<String, String> {
     let locked = locked_versions(data.root())?;
     let toolchain = std::fs::read_to_string(data.root().join("rust-toolchain.toml"))
         .ok()
@@ -239,8 +288,8 @@ pub(super) fn versions(data: &Data, d: &Directive) -> Result<String, String> {
         .ok_or("rust-toolchain.toml has no [toolchain] channel")?;
     // The book's own renderer, then each chapter's crates as its manifest lists them.
     let mut wanted: Vec<&str> = vec!["mdbook-driver"];
-    match d.get("crates") {
-        Some(c) => wanted = c.split(',').collect(),
+    match &d.crates {
+        Some(c) => wanted = c.iter().map(String::as_str).collect(),
         None => {
             for m in data.chapters() {
                 for c in &m.crates {
@@ -270,8 +319,42 @@ pub(super) fn versions(data: &Data, d: &Directive) -> Result<String, String> {
 }
 
 /// The provenance line alone.
-pub(super) fn provenance_line(data: &Data, d: &Directive) -> Result<String, String> {
-    d.check_keys(&["record", "machine"])?;
-    let r = data.resolve_record_only(d)?;
+pub(super) fn provenance_line(data: &Data, d: &Provenance) -> Result<String, String> {
+    let r = data.resolve_record_only(&d.which)?;
     Ok(provenance(data, &r.record, &r.machine, r.record.reps))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::typed;
+    use super::Field;
+    use crate::render::Kind;
+
+    #[test]
+    fn a_machine_field_is_one_of_those_named() {
+        let Ok(Kind::Machine(m)) = typed("{{#measure machine record=ch01}}") else {
+            panic!("a machine")
+        };
+        assert_eq!(m.field, Field::Summary);
+        let e = typed("{{#measure machine record=ch01 field=gpu}}")
+            .err()
+            .unwrap();
+        assert_eq!(e, "field=`gpu`: use summary, cpu, cores or name");
+        let e = typed("{{#measure topology record=ch01}}").err().unwrap();
+        assert_eq!(
+            e,
+            "unknown argument `record` for `topology` (allowed: machine)"
+        );
+        let e = typed("{{#measure provenance record=ch01 experiment=e}}")
+            .err()
+            .unwrap();
+        assert_eq!(
+            e,
+            "unknown argument `experiment` for `provenance` (allowed: record, machine)"
+        );
+        let Ok(Kind::Versions(v)) = typed("{{#measure versions crates=tokio,rayon}}") else {
+            panic!("versions")
+        };
+        assert_eq!(v.crates.unwrap(), ["tokio", "rayon"]);
+    }
 }

@@ -14,12 +14,49 @@ use super::class::{claim_median, class_claim_cell, outcome_cell};
 use super::table::MAX_TABLE_PX;
 use crate::chart::{self, ChartKind, ChartSpec};
 use crate::data::{Data, list};
-use crate::{Directive, esc};
+use crate::esc;
 use measure::claims::Verdict;
 use measure::claims::{Claim, Outcome};
 use measure::record::Record;
 use records::releases::{self, Explanation, Release};
+use serde::Deserialize;
 use std::rc::Rc;
+
+/// `release-list`: the releases of the matrix, a row each (chapters counted on any machine with
+/// release records, or on `machine=`).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub(crate) struct ReleaseList {
+    machine: Option<String>,
+}
+
+/// `releases`: a chapter's conclusions on every release (`record=`; without it, every chapter
+/// the page has not shown yet), as `machine=` measured them.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub(crate) struct Releases {
+    record: Option<String>,
+    machine: Option<String>,
+}
+
+/// One conclusion (`claim=`) of a chapter (`record=`) over the releases, as `machine=` measured
+/// them: `since`, and what `releases-chart` draws.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub(crate) struct Since {
+    record: String,
+    claim: String,
+    machine: Option<String>,
+}
+
+/// `releases-chart`: one conclusion's figure on each release, with `title=`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub(crate) struct ReleasesChart {
+    #[serde(rename = "*")]
+    claim: Since,
+    title: Option<String>,
+}
 
 /// A chapter on one release: measured, not yet measured, or not built (with the reason).
 enum OnRelease {
@@ -37,7 +74,7 @@ struct Matrix {
 impl Matrix {
     /// The releases as the machine `choose_machine` picks for `record` measured them: each
     /// chapter's matrix is measured on one machine, and chapters may differ in it.
-    fn load(data: &Data, d: &Directive, record: Option<&str>) -> Result<Matrix, String> {
+    fn load(data: &Data, named: Option<&str>, record: Option<&str>) -> Result<Matrix, String> {
         let releases = releases::load(data.root())?;
         let machines = data.release_machines();
         let with_record: Vec<String> = match record {
@@ -52,7 +89,7 @@ impl Matrix {
                 .collect(),
             None => Vec::new(),
         };
-        let machine = choose_machine(d.get("machine"), record, &with_record, &machines)?;
+        let machine = choose_machine(named, record, &with_record, &machines)?;
         Ok(Matrix { machine, releases })
     }
 
@@ -113,12 +150,11 @@ fn choose_machine(
 }
 
 /// The releases, a row each.
-pub(super) fn release_list(data: &Data, d: &Directive) -> Result<String, String> {
-    d.check_keys(&["machine"])?;
+pub(super) fn release_list(data: &Data, d: &ReleaseList) -> Result<String, String> {
     let in_matrix = releases::load(data.root())?;
     // Chapters may have been measured on different machines: a chapter counts on any (or on
     // the one `machine=` names).
-    let machines = match d.get("machine") {
+    let machines = match &d.machine {
         Some(one) => vec![one.to_string()],
         None => data.release_machines(),
     };
@@ -167,9 +203,9 @@ pub(super) fn release_list(data: &Data, d: &Directive) -> Result<String, String>
 /// One chapter's conclusions on every release, then the changes between releases; without
 /// `record=`, a section for each chapter the page has not shown yet, so that a new chapter
 /// appears on the page before anyone writes about it there.
-pub(super) fn releases_table(data: &Data, d: &Directive) -> Result<String, String> {
-    d.check_keys(&["record", "machine"])?;
-    let Some(record) = d.get("record") else {
+pub(super) fn releases_table(data: &Data, d: &Releases) -> Result<String, String> {
+    let machine = d.machine.as_deref();
+    let Some(record) = d.record.as_deref() else {
         let mut md = String::new();
         for m in data.chapters() {
             if data.show_releases(&m.name) {
@@ -179,7 +215,7 @@ pub(super) fn releases_table(data: &Data, d: &Directive) -> Result<String, Strin
                     m.title,
                     m.name
                 ));
-                md.push_str(&chapter_releases(data, d, &m.name)?);
+                md.push_str(&chapter_releases(data, machine, &m.name)?);
             }
         }
         return Ok(md);
@@ -189,11 +225,11 @@ pub(super) fn releases_table(data: &Data, d: &Directive) -> Result<String, Strin
             "the releases of `{record}` are on this page already"
         ));
     }
-    chapter_releases(data, d, record)
+    chapter_releases(data, machine, record)
 }
 
-fn chapter_releases(data: &Data, d: &Directive, record: &str) -> Result<String, String> {
-    let m = Matrix::load(data, d, Some(record))?;
+fn chapter_releases(data: &Data, machine: Option<&str>, record: &str) -> Result<String, String> {
+    let m = Matrix::load(data, machine, Some(record))?;
     let claims = data.claims(record)?;
     let states: Vec<OnRelease> = m
         .releases
@@ -605,23 +641,27 @@ fn inline_markdown(text: &str) -> String {
 /// one `claim=` names.
 fn directive_claim<'d>(
     data: &Data,
-    d: &'d Directive,
+    d: &'d Since,
 ) -> Result<(&'d str, Matrix, Rc<measure::Claims>, usize), String> {
-    let record = d.get("record").ok_or("missing record=<chapter>")?;
-    let id = d.get("claim").ok_or("missing claim=ID")?;
+    let record = d.record.as_str();
+    let id = d.claim.as_str();
     let claims = data.claims(record)?;
     let at = claims
         .claims
         .iter()
         .position(|c| c.id == id)
         .ok_or_else(|| format!("{record} has no claim `{id}`"))?;
-    Ok((record, Matrix::load(data, d, Some(record))?, claims, at))
+    Ok((
+        record,
+        Matrix::load(data, d.machine.as_deref(), Some(record))?,
+        claims,
+        at,
+    ))
 }
 
 /// One conclusion's figure over the releases, with its interval, and its bound as a line.
-pub(super) fn releases_chart(data: &Data, d: &Directive) -> Result<String, String> {
-    d.check_keys(&["record", "claim", "machine", "title"])?;
-    let (record, m, claims, at) = directive_claim(data, d)?;
+pub(super) fn releases_chart(data: &Data, d: &ReleasesChart) -> Result<String, String> {
+    let (record, m, claims, at) = directive_claim(data, &d.claim)?;
     let claim = &claims.claims[at];
     let mut points = Vec::new();
     let mut unit_of = None;
@@ -655,7 +695,7 @@ pub(super) fn releases_chart(data: &Data, d: &Directive) -> Result<String, Strin
         u => u.to_string(),
     };
     let bound = claim_bound(claim);
-    let title = d.get("title").map_or_else(
+    let title = d.title.as_deref().map_or_else(
         || format!("{}, on each Tokio release", claim.id),
         str::to_string,
     );
@@ -709,8 +749,7 @@ fn claim_bound(claim: &Claim) -> Option<f64> {
 
 /// In a chapter: the releases on which a conclusion held, linked to its chapter's section of
 /// the page "Across Tokio releases".
-pub(super) fn since(data: &Data, d: &Directive) -> Result<String, String> {
-    d.check_keys(&["record", "claim", "machine"])?;
+pub(super) fn since(data: &Data, d: &Since) -> Result<String, String> {
     let (record, m, claims, at) = directive_claim(data, d)?;
     let claim = &claims.claims[at];
     let id = &claim.id;
@@ -799,6 +838,7 @@ pub(crate) fn releases_anchor(record: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::render::typed;
     use measure::claims::Kind;
     use measure::verdict::Interval;
 
@@ -964,5 +1004,33 @@ mod tests {
             "<code>select!</code> is &lt;budget-aware&gt; (<a href=\"https://github.com/tokio-rs/tokio/pull/7164\">#7164</a>)"
         );
         assert_eq!(inline_markdown("a [b c"), "a [b c");
+    }
+
+    #[test]
+    fn a_release_chart_is_a_claim_on_the_releases_with_a_title() {
+        let Ok(crate::render::Kind::ReleasesChart(c)) =
+            typed("{{#measure releases-chart record=ch01 claim=x title=t}}")
+        else {
+            panic!("a releases chart")
+        };
+        assert_eq!(
+            (c.claim.record.as_str(), c.claim.claim.as_str()),
+            ("ch01", "x")
+        );
+        let e = typed("{{#measure releases-chart record=ch01 claim=x colour=red}}")
+            .err()
+            .unwrap();
+        assert_eq!(
+            e,
+            "unknown argument `colour` for `releases-chart` (allowed: record, claim, machine, title)"
+        );
+        let e = typed("{{#measure since record=ch01 claim=x title=t}}")
+            .err()
+            .unwrap();
+        assert_eq!(
+            e,
+            "unknown argument `title` for `since` (allowed: record, claim, machine)"
+        );
+        assert!(typed("{{#measure releases}}").is_ok());
     }
 }

@@ -2,31 +2,96 @@
 //! (`param`), a value it derived on its machine (`derived`), a crate's version (`version`).
 
 use super::number;
-use super::table::with_select;
-use crate::data::{Data, list};
-use crate::{Directive, esc};
+use crate::data::{Data, Select, Which, list};
+use crate::esc;
 use measure::format::{format_value, seconds, sig3};
+use serde::Deserialize;
 
-pub(super) fn value(data: &Data, d: &Directive) -> Result<String, String> {
-    d.check_keys(&with_select(&["stat"]))?;
-    let r = data.resolve(d, false)?;
+/// `value`: one cell's median, or `stat=min` or `max`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub(crate) struct Value {
+    #[serde(rename = "*")]
+    select: Select,
+    #[serde(default)]
+    stat: Stat,
+}
+
+choice! {
+    /// Which of a cell's repetitions `value` shows.
+    #[derive(Default)]
+    enum Stat {
+        #[default]
+        Median = "median",
+        Min = "min",
+        Max = "max",
+    }
+}
+
+/// `ratio`: one cell's median over another's; `over.KEY=VALUE` (at least one) chooses the
+/// denominator, the other selectors the same as the numerator's.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub(crate) struct Ratio {
+    #[serde(rename = "*")]
+    select: Select,
+    #[serde(rename = "over.")]
+    over: Select<Option<String>>,
+}
+
+/// `param`: one of the run's parameters (`name=workers`).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub(crate) struct Param {
+    #[serde(rename = "*")]
+    which: Which,
+    name: String,
+    format: Option<Format>,
+}
+
+/// `derived`: a value the run found on its machine (`name=`, and `key=` for one entry of a
+/// table of them).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub(crate) struct Derived {
+    #[serde(rename = "*")]
+    which: Which,
+    name: String,
+    key: Option<String>,
+    format: Option<Format>,
+}
+
+choice! {
+    /// How a parameter or derived value is shown, where not as it is.
+    enum Format {
+        Percent = "percent" ("a fraction as a percentage"),
+    }
+}
+
+/// `version`: the version of one crate the record was built with (`crate=tokio`).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub(crate) struct Version {
+    #[serde(rename = "*")]
+    which: Which,
+    #[serde(rename = "crate")]
+    krate: String,
+}
+
+pub(super) fn value(data: &Data, d: &Value) -> Result<String, String> {
+    let r = data.resolve(&d.select)?;
     let s = r.series(None, None, None)?;
-    let v = match d.get("stat").unwrap_or("median") {
-        "median" => s.median,
-        "min" => s.min,
-        "max" => s.max,
-        other => return Err(format!("stat=`{other}`: use median, min or max")),
+    let v = match d.stat {
+        Stat::Median => s.median,
+        Stat::Min => s.min,
+        Stat::Max => s.max,
     };
     Ok(format_value(v, &s.unit))
 }
 
-pub(super) fn ratio(data: &Data, d: &Directive) -> Result<String, String> {
-    d.check_keys(&with_select(&["over.*"]))?;
-    if !d.args.keys().any(|k| k.starts_with("over.")) {
-        return Err("a ratio needs at least one over.KEY=VALUE for its denominator".into());
-    }
-    let top = data.resolve(d, false)?;
-    let bottom = data.resolve(d, true)?;
+pub(super) fn ratio(data: &Data, d: &Ratio) -> Result<String, String> {
+    let top = data.resolve(&d.select)?;
+    let bottom = data.resolve(&d.select.over(&d.over))?;
     let a = top.series(None, None, None)?;
     let b = bottom
         .series(None, None, None)
@@ -42,23 +107,21 @@ pub(super) fn ratio(data: &Data, d: &Directive) -> Result<String, String> {
     Ok(format!("{}×", sig3(top / bottom)))
 }
 
-pub(super) fn param(data: &Data, d: &Directive) -> Result<String, String> {
-    d.check_keys(&["record", "machine", "name", "format"])?;
-    let r = data.resolve_record_only(d)?;
-    let name = d.get("name").ok_or("missing name=PARAM")?;
+pub(super) fn param(data: &Data, d: &Param) -> Result<String, String> {
+    let r = data.resolve_record_only(&d.which)?;
+    let name = &d.name;
     let v = r.record.params.get(name).ok_or_else(|| {
         let keys: Vec<String> = r.record.params.keys().cloned().collect();
         format!("no parameter `{name}`; available: {}", list(&keys))
     })?;
-    show_setting(v, d)
+    Ok(show_setting(v, d.format))
 }
 
 /// The version of a crate the record's run was built with (`crate=tokio`): the prose names the
 /// version its mechanism sentences were read from, and a rerun with other crates changes it.
-pub(super) fn version(data: &Data, d: &Directive) -> Result<String, String> {
-    d.check_keys(&["record", "machine", "crate"])?;
-    let r = data.resolve_record_only(d)?;
-    let name = d.get("crate").ok_or("missing crate=NAME")?;
+pub(super) fn version(data: &Data, d: &Version) -> Result<String, String> {
+    let r = data.resolve_record_only(&d.which)?;
+    let name = &d.krate;
     let v = r.record.build.crates.get(name).ok_or_else(|| {
         let keys: Vec<String> = r.record.build.crates.keys().cloned().collect();
         format!(
@@ -71,15 +134,14 @@ pub(super) fn version(data: &Data, d: &Directive) -> Result<String, String> {
 
 /// A value the run measured on its machine before the experiments (`h.derived`): a calibration,
 /// the C library's version; `key=K` picks one entry of a value that is a table (`items_per_size`).
-pub(super) fn derived(data: &Data, d: &Directive) -> Result<String, String> {
-    d.check_keys(&["record", "machine", "name", "key", "format"])?;
-    let r = data.resolve_record_only(d)?;
-    let name = d.get("name").ok_or("missing name=VALUE")?;
+pub(super) fn derived(data: &Data, d: &Derived) -> Result<String, String> {
+    let r = data.resolve_record_only(&d.which)?;
+    let name = &d.name;
     let v = r.record.derived.get(name).ok_or_else(|| {
         let keys: Vec<String> = r.record.derived.keys().cloned().collect();
         format!("no derived value `{name}`; available: {}", list(&keys))
     })?;
-    let v = match (d.get("key"), v) {
+    let v = match (&d.key, v) {
         (None, v) => v,
         (Some(k), serde_json::Value::Object(map)) => map.get(k).ok_or_else(|| {
             let keys: Vec<String> = map.keys().cloned().collect();
@@ -87,17 +149,13 @@ pub(super) fn derived(data: &Data, d: &Directive) -> Result<String, String> {
         })?,
         (Some(_), _) => return Err(format!("`{name}` is not a table: leave out key=")),
     };
-    show_setting(v, d)
+    Ok(show_setting(v, d.format))
 }
 
 /// A parameter or derived value as text: a number plainly, a list joined, `format=percent`.
-fn show_setting(v: &serde_json::Value, d: &Directive) -> Result<String, String> {
-    let percent = match d.get("format") {
-        None => false,
-        Some("percent") => true,
-        Some(f) => return Err(format!("format=`{f}`: use percent, or leave it out")),
-    };
-    Ok(match v {
+fn show_setting(v: &serde_json::Value, format: Option<Format>) -> String {
+    let percent = format == Some(Format::Percent);
+    match v {
         serde_json::Value::Number(n) if percent => {
             format!("{}%", number(n.as_f64().unwrap_or(0.0) * 100.0))
         }
@@ -109,5 +167,79 @@ fn show_setting(v: &serde_json::Value, d: &Directive) -> Result<String, String> 
             .collect::<Vec<_>>()
             .join(", "),
         other => esc(&other.to_string()),
-    })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::typed;
+    use super::{Format, Stat};
+    use crate::render::Kind;
+
+    #[test]
+    fn a_ratio_takes_its_denominator_from_over_keys() {
+        let Ok(Kind::Ratio(r)) = typed(
+            "{{#measure ratio record=ch01 case=1 variant=inline metric=p99 over.variant=fix over.machine=published}}",
+        ) else {
+            panic!("a ratio")
+        };
+        let bottom = r.select.over(&r.over);
+        assert_eq!(bottom.which.record, "ch01");
+        assert_eq!(bottom.which.machine.as_deref(), Some("published"));
+        assert_eq!(bottom.variant.as_deref(), Some("fix"));
+        assert_eq!(bottom.case.as_deref(), Some("1"));
+        let e = typed("{{#measure ratio record=ch01 metric=p99}}")
+            .err()
+            .unwrap();
+        assert!(
+            e.starts_with("missing `over.KEY=VALUE` (e.g. `{{#measure ratio "),
+            "{e}"
+        );
+        let e = typed("{{#measure ratio record=ch01 over.colour=red}}")
+            .err()
+            .unwrap();
+        assert_eq!(
+            e,
+            "unknown argument `over.colour` for `ratio` (allowed: over.record, over.machine, over.experiment, over.case, over.variant, over.metric)"
+        );
+        let e = typed("{{#measure ratio record=ch01 ovre.case=1}}")
+            .err()
+            .unwrap();
+        assert!(
+            e.contains("(allowed: record, machine, experiment, case, variant, metric, over.*)"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_stat_or_format_is_one_of_those_named() {
+        let Ok(Kind::Value(v)) = typed("{{#measure value record=ch01 stat=max}}") else {
+            panic!("a value")
+        };
+        assert_eq!(v.stat, Stat::Max);
+        let e = typed("{{#measure value record=ch01 stat=mean}}")
+            .err()
+            .unwrap();
+        assert_eq!(e, "stat=`mean`: use median, min or max");
+        let Ok(Kind::Derived(d)) =
+            typed("{{#measure derived record=ch01 name=n key=k format=percent}}")
+        else {
+            panic!("a derived value")
+        };
+        assert_eq!(
+            (d.key.as_deref(), d.format),
+            (Some("k"), Some(Format::Percent))
+        );
+        let e = typed("{{#measure param record=ch01 name=n format=pc}}")
+            .err()
+            .unwrap();
+        assert_eq!(e, "format=`pc`: use percent (a fraction as a percentage)");
+        let e = typed("{{#measure version record=ch01 crates=tokio}}")
+            .err()
+            .unwrap();
+        assert_eq!(
+            e,
+            "unknown argument `crates` for `version` (allowed: record, machine, crate)"
+        );
+    }
 }

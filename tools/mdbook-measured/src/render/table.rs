@@ -3,25 +3,88 @@
 
 use super::number;
 use super::provenance::provenance_once;
-use crate::data::{Data, Dim, Resolved, SELECTORS, list};
-use crate::{Directive, esc};
+use crate::data::{Data, Dim, Resolved, Select, list};
+use crate::esc;
 use measure::claims::resolve_case;
 use measure::format::{format_plain, format_value};
 use measure::noise;
+use serde::Deserialize;
 
-pub(super) fn with_select(extra: &[&'static str]) -> Vec<&'static str> {
-    SELECTORS
-        .iter()
-        .copied()
-        .chain(extra.iter().copied())
-        .collect()
+/// What a table and a chart share: the cells they read (a selection, and the cases, variants or
+/// metrics they lay out, `cases=0,1` to choose and order them, the noise metrics only where
+/// `metrics=` names them), how cases are named (`label=`, `case-unit=B`,
+/// `case-names="case:name;..."`), the caption, and `id=` to number it.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub(crate) struct Grid {
+    #[serde(rename = "*")]
+    pub select: Select,
+    pub cases: Option<Vec<String>>,
+    pub variants: Option<Vec<String>>,
+    pub metrics: Option<Vec<String>>,
+    pub caption: Option<String>,
+    pub label: Option<String>,
+    pub id: Option<String>,
+    pub case_unit: Option<String>,
+    pub case_names: Option<CaseNames>,
+}
+
+/// `case-names="1to1_cap1:1 → 1;..."`: cases named in the reader's words, `CASE:NAME` pairs
+/// separated by `;`.
+#[derive(Deserialize)]
+#[serde(try_from = "String")]
+pub(crate) struct CaseNames(Vec<(String, String)>);
+
+impl TryFrom<String> for CaseNames {
+    type Error = String;
+
+    fn try_from(spec: String) -> Result<CaseNames, String> {
+        spec.split(';')
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .map(|pair| match pair.split_once(':') {
+                Some((case, name)) => Ok((case.to_string(), name.to_string())),
+                None => Err(format!("`{pair}` is not CASE:NAME")),
+            })
+            .collect::<Result<_, _>>()
+            .map(CaseNames)
+    }
+}
+
+impl Grid {
+    /// The values of `dim` the directive lists (`cases=0,1`), if it does.
+    fn listed(&self, dim: Dim) -> Option<&[String]> {
+        match dim {
+            Dim::Case => self.cases.as_deref(),
+            Dim::Variant => self.variants.as_deref(),
+            Dim::Metric => self.metrics.as_deref(),
+        }
+    }
+}
+
+/// `table`: rows × columns of medians (`rows=case cols=variant` unless given), with the
+/// provenance line below.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub(crate) struct Table {
+    #[serde(rename = "*")]
+    pub grid: Grid,
+    rows: Option<Dim>,
+    cols: Option<Dim>,
+}
+
+/// `ref`: a link to the table or figure with `id=`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub(crate) struct Ref {
+    id: String,
 }
 
 /// The values of `dim` to show: the directive's list (`cases=0,1`) checked, else all of them.
-pub(super) fn axis(r: &Resolved, d: &Directive, dim: Dim) -> Result<Vec<String>, String> {
+pub(super) fn axis(r: &Resolved, d: &Grid, dim: Dim) -> Result<Vec<String>, String> {
     let available = r.values(dim);
     let key = format!("{}s", dim.name());
-    match d.get(&key) {
+    match d.listed(dim) {
         // Noise is shown where a directive asks for it, not in every metrics table.
         None if dim == Dim::Metric => Ok(available
             .into_iter()
@@ -29,12 +92,12 @@ pub(super) fn axis(r: &Resolved, d: &Directive, dim: Dim) -> Result<Vec<String>,
             .collect()),
         None => Ok(available),
         Some(wanted) => wanted
-            .split(',')
+            .iter()
             .map(|w| {
                 let w = if dim == Dim::Case {
                     resolve_case(w, &r.record)?
                 } else {
-                    w.to_string()
+                    w.clone()
                 };
                 if available.contains(&w) {
                     Ok(w)
@@ -52,14 +115,9 @@ pub(super) fn axis(r: &Resolved, d: &Directive, dim: Dim) -> Result<Vec<String>,
 
 /// The two dimensions laid out and the one held fixed.
 pub(super) fn layout(
-    d: &Directive,
-    rows_key: &str,
-    cols_key: &str,
-    default_rows: Dim,
-    default_cols: Dim,
+    (rows_key, rows): (&str, Dim),
+    (cols_key, cols): (&str, Dim),
 ) -> Result<(Dim, Dim, Dim), String> {
-    let rows = d.get(rows_key).map_or(Ok(default_rows), Dim::parse)?;
-    let cols = d.get(cols_key).map_or(Ok(default_cols), Dim::parse)?;
     if rows == cols {
         return Err(format!("`{rows_key}` and `{cols_key}` must differ"));
     }
@@ -107,24 +165,16 @@ pub(super) fn coordinates<'a>(
     (pick(Dim::Case), pick(Dim::Variant), pick(Dim::Metric))
 }
 
-pub(super) fn table(data: &Data, d: &Directive) -> Result<String, String> {
-    d.check_keys(&with_select(&[
-        "rows",
-        "cols",
-        "cases",
-        "variants",
-        "metrics",
-        "caption",
-        "label",
-        "id",
-        "case-unit",
-        "case-names",
-    ]))?;
-    let r = data.resolve(d, false)?;
-    let (rows, cols, fixed) = layout(d, "rows", "cols", Dim::Case, Dim::Variant)?;
+pub(super) fn table(data: &Data, t: &Table) -> Result<String, String> {
+    let d = &t.grid;
+    let r = data.resolve(&d.select)?;
+    let (rows, cols, fixed) = layout(
+        ("rows", t.rows.unwrap_or(Dim::Case)),
+        ("cols", t.cols.unwrap_or(Dim::Variant)),
+    )?;
     let caption = numbered_caption(data, d)?;
     let html = table_html(data, &r, d, rows, cols, fixed, caption.as_deref(), None)?;
-    let html = match d.get("id") {
+    let html = match &d.id {
         Some(id) => html.replacen(
             "<table class=\"measure\">",
             &format!(
@@ -143,9 +193,9 @@ pub(super) fn table(data: &Data, d: &Directive) -> Result<String, String> {
 }
 
 /// "Table 1.2. The caption", for a directive with an `id=`; the caption alone otherwise.
-pub(super) fn numbered_caption(data: &Data, d: &Directive) -> Result<Option<String>, String> {
-    let caption = d.get("caption");
-    Ok(match d.get("id") {
+pub(super) fn numbered_caption(data: &Data, d: &Grid) -> Result<Option<String>, String> {
+    let caption = d.caption.as_deref();
+    Ok(match &d.id {
         Some(id) => {
             let name = &data.numbered(id)?.name;
             Some(match caption {
@@ -228,7 +278,7 @@ fn samples_note(r: &Resolved, case: &str, variant: &str, metric: &str) -> Option
 pub(super) fn table_html(
     data: &Data,
     r: &Resolved,
-    d: &Directive,
+    d: &Grid,
     rows: Dim,
     cols: Dim,
     fixed: Dim,
@@ -239,11 +289,11 @@ pub(super) fn table_html(
     let row_values = axis(r, d, rows)?;
     let col_values = axis(r, d, cols)?;
     let corner = corner
-        .or(d.get("label"))
+        .or(d.label.as_deref())
         .map_or_else(|| rows.name().to_string(), str::to_string);
     // Cases that are quantities (`case-unit=B`: byte counts) are shown in the reader's units, and
     // cases named by identifiers in the reader's words (`case-names="1to1_cap1:1 → 1;..."`).
-    let case_unit = d.get("case-unit");
+    let case_unit = d.case_unit.as_deref();
     let case_names = case_names(d, rows, &row_values, cols, &col_values)?;
     let header = |dim: Dim, v: &str| -> Result<String, String> {
         if dim == Dim::Case
@@ -344,14 +394,14 @@ pub(super) fn whole_number(shown: &str) -> String {
 
 /// A table's `case-names="case:name;case:name"`, each case one the table shows.
 pub(super) fn case_names(
-    d: &Directive,
+    d: &Grid,
     rows: Dim,
     row_values: &[String],
     cols: Dim,
     col_values: &[String],
 ) -> Result<std::collections::BTreeMap<String, String>, String> {
     let mut names = std::collections::BTreeMap::new();
-    let Some(spec) = d.get("case-names") else {
+    let Some(CaseNames(spec)) = &d.case_names else {
         return Ok(names);
     };
     let shown: Vec<&String> = match (rows, cols) {
@@ -359,10 +409,7 @@ pub(super) fn case_names(
         (_, Dim::Case) => col_values.iter().collect(),
         _ => return Err("case-names: this table has no cases in its rows or columns".into()),
     };
-    for pair in spec.split(';').map(str::trim).filter(|p| !p.is_empty()) {
-        let (case, name) = pair
-            .split_once(':')
-            .ok_or_else(|| format!("case-names: `{pair}` is not CASE:NAME"))?;
+    for (case, name) in spec {
         if !shown.iter().any(|c| c.as_str() == case) {
             return Err(format!(
                 "case-names: the table shows no case `{case}` (it shows {})",
@@ -373,17 +420,14 @@ pub(super) fn case_names(
                     .join(", ")
             ));
         }
-        names.insert(case.to_string(), name.to_string());
+        names.insert(case.clone(), name.clone());
     }
     Ok(names)
 }
 
 /// A link to a numbered table or figure: "Table 1.1".
-pub(super) fn reference(data: &Data, d: &Directive) -> Result<String, String> {
-    d.check_keys(&["id"])?;
-    let id = d
-        .get("id")
-        .ok_or("missing id=NAME (a table's or chart's id)")?;
+pub(super) fn reference(data: &Data, d: &Ref) -> Result<String, String> {
+    let id = &d.id;
     let label = data.numbered(id)?;
     Ok(format!(
         "<a href=\"{}#{}\">{}</a>",
@@ -395,7 +439,8 @@ pub(super) fn reference(data: &Data, d: &Directive) -> Result<String, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::whole_number;
+    use super::super::typed;
+    use super::{Dim, layout, whole_number};
 
     #[test]
     fn a_whole_case_loses_its_padding_and_a_fraction_keeps_it() {
@@ -403,5 +448,65 @@ mod tests {
         assert_eq!(whole_number("64.0 KiB"), "64 KiB");
         assert_eq!(whole_number("1.50 MiB"), "1.50 MiB");
         assert_eq!(whole_number("100 B"), "100 B");
+    }
+
+    #[test]
+    fn a_table_takes_the_selectors_the_lists_and_its_layout() {
+        let Ok(super::super::Kind::Table(t)) = typed(
+            "{{#measure table record=ch01 experiment=e metric=p99 cases=0,$workers rows=variant cols=case id=x case-names=\"0:none;1:one\"}}",
+        ) else {
+            panic!("a table")
+        };
+        assert_eq!(t.grid.select.which.record, "ch01");
+        assert_eq!(t.grid.select.metric.as_deref(), Some("p99"));
+        assert_eq!(
+            t.grid.cases.as_deref(),
+            Some(&["0".to_string(), "$workers".to_string()][..])
+        );
+        assert_eq!((t.rows, t.cols), (Some(Dim::Variant), Some(Dim::Case)));
+        assert_eq!(t.grid.id.as_deref(), Some("x"));
+        let names = t.grid.case_names.as_ref().map(|n| n.0.clone()).unwrap();
+        assert_eq!(
+            names,
+            [("0".into(), "none".into()), ("1".into(), "one".into())]
+        );
+    }
+
+    #[test]
+    fn a_bad_table_key_or_value_names_what_is_allowed() {
+        let e = typed("{{#measure table record=ch01 metric=p99 colums=case}}")
+            .err()
+            .unwrap();
+        assert_eq!(
+            e,
+            "unknown argument `colums` for `table` (allowed: record, machine, experiment, case, variant, metric, cases, variants, metrics, caption, label, id, case-unit, case-names, rows, cols)"
+        );
+        let e = typed("{{#measure table record=ch01 rows=row}}")
+            .err()
+            .unwrap();
+        assert_eq!(e, "rows=`row`: use case, variant or metric");
+        let e = typed("{{#measure table record=ch01 case-names=\"1:one;2\"}}")
+            .err()
+            .unwrap();
+        assert_eq!(e, "case-names=`1:one;2`: `2` is not CASE:NAME");
+        let e = typed("{{#measure table metric=p99}}").err().unwrap();
+        assert!(
+            e.starts_with("missing `record=…` (e.g. `{{#measure table record="),
+            "{e}"
+        );
+        assert!(layout(("rows", Dim::Case), ("cols", Dim::Case)).is_err());
+        assert_eq!(
+            layout(("rows", Dim::Metric), ("cols", Dim::Case)),
+            Ok((Dim::Metric, Dim::Case, Dim::Variant))
+        );
+    }
+
+    #[test]
+    fn a_ref_needs_an_id() {
+        let e = typed("{{#measure ref}}").err().unwrap();
+        assert!(
+            e.starts_with("missing `id=…` (e.g. `{{#measure ref id="),
+            "{e}"
+        );
     }
 }

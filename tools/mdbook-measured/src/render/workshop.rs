@@ -2,9 +2,105 @@
 //! long a run takes (`runtime`) and a course exercise's hints (`hints`).
 
 use super::class::chapter_heading;
-use crate::data::{Data, Session, list};
-use crate::{Directive, esc};
+use crate::data::{Data, Session, Which, list};
+use crate::esc;
 use measure::record::Record;
+use serde::Deserialize;
+
+/// `minutes`: a chapter's minutes in a workshop, once per chapter (every `schedule` reads them).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub(crate) struct Minutes {
+    pub record: String,
+    pub reading: WholeMinutes,
+    pub demo: WholeMinutes,
+    pub exercises: WholeMinutes,
+}
+
+/// `schedule`: a workshop's schedule from the chapters' minutes, `length=` minutes at most; a
+/// break (the next of `breaks=`) before a chapter that would take the sessions since the last
+/// one past `every=` minutes (90), after `intro=` minutes (0).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub(crate) struct Schedule {
+    length: WholeMinutes,
+    chapters: Option<Vec<String>>,
+    #[serde(default)]
+    breaks: Vec<WholeMinutes>,
+    every: Option<WholeMinutes>,
+    intro: Option<WholeMinutes>,
+}
+
+/// A number of minutes, as a workshop counts them.
+#[derive(Clone, Copy, Deserialize)]
+#[serde(try_from = "String")]
+pub(crate) struct WholeMinutes(pub u32);
+
+impl TryFrom<String> for WholeMinutes {
+    type Error = &'static str;
+
+    fn try_from(s: String) -> Result<WholeMinutes, &'static str> {
+        s.parse()
+            .map(WholeMinutes)
+            .or(Err("a whole number of minutes"))
+    }
+}
+
+/// `runtime`: how long a run takes (`experiment=a,b` for `--filter a --filter b`, `reps=N` for
+/// `--reps N`), from the chapter's records on every machine (or `machine=`'s alone); `scale=5/3`
+/// for a run the records do not have.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub(crate) struct Runtime {
+    #[serde(rename = "*")]
+    which: Which,
+    #[serde(default)]
+    experiment: Vec<String>,
+    reps: Option<Reps>,
+    scale: Option<Scale>,
+}
+
+/// A number of repetitions, 1 or more.
+#[derive(Deserialize)]
+#[serde(try_from = "String")]
+struct Reps(u32);
+
+impl TryFrom<String> for Reps {
+    type Error = &'static str;
+
+    fn try_from(s: String) -> Result<Reps, &'static str> {
+        match s.parse() {
+            Ok(n) if n > 0 => Ok(Reps(n)),
+            _ => Err("a whole number of repetitions, 1 or more"),
+        }
+    }
+}
+
+/// A factor for a run the records do not have (more cases, more work per case): a positive
+/// number or fraction, `5/3`.
+#[derive(Deserialize)]
+#[serde(try_from = "String")]
+struct Scale(f64);
+
+impl TryFrom<String> for Scale {
+    type Error = &'static str;
+
+    fn try_from(f: String) -> Result<Scale, &'static str> {
+        let (top, bottom) = f.split_once('/').unwrap_or((&f, "1"));
+        match (top.parse::<f64>(), bottom.parse::<f64>()) {
+            (Ok(t), Ok(b)) if t > 0.0 && b > 0.0 => Ok(Scale(t / b)),
+            _ => Err("a positive number or fraction, e.g. 5/3"),
+        }
+    }
+}
+
+/// `hints`: a course exercise's hints (`exercise=`, an `[[exercise]]` of a chapter's
+/// chapter.toml), one per folded block.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub(crate) struct Hints {
+    exercise: String,
+}
 
 /// How long a chapter's full run took on the machine its figures come from, if the record says.
 struct FullRun {
@@ -183,38 +279,19 @@ impl RunEstimate {
 /// times (`machine=NAME`: that machine's alone): one figure where they agree, a range where they
 /// differ, and the machines in the title. `scale=5/3` for a run the records do not have (more
 /// cases, more work per case), with the factor stated in the page.
-pub(super) fn runtime(data: &Data, d: &Directive) -> Result<String, String> {
-    d.check_keys(&["record", "machine", "experiment", "reps", "scale"])?;
-    let experiments: Vec<&str> = d
-        .get("experiment")
-        .map(|e| e.split(',').collect())
-        .unwrap_or_default();
-    let reps = d
-        .get("reps")
-        .map(|n| {
-            n.parse::<u32>().ok().filter(|n| *n > 0).ok_or(format!(
-                "reps={n}: a whole number of repetitions, 1 or more"
-            ))
-        })
-        .transpose()?;
-    let scale = match d.get("scale") {
-        None => 1.0,
-        Some(f) => {
-            let (top, bottom) = f.split_once('/').unwrap_or((f, "1"));
-            match (top.parse::<f64>(), bottom.parse::<f64>()) {
-                (Ok(t), Ok(b)) if t > 0.0 && b > 0.0 => t / b,
-                _ => {
-                    return Err(format!(
-                        "scale={f}: a positive number or fraction, e.g. 5/3"
-                    ));
-                }
-            }
-        }
-    };
-    let record = d
-        .get("record")
-        .ok_or("missing `record=<chapter>` (e.g. record=ch01-blocking)")?;
-    let estimate = RunEstimate::of(data, record, d.get("machine"), &experiments, reps, scale)?;
+pub(super) fn runtime(data: &Data, d: &Runtime) -> Result<String, String> {
+    let experiments: Vec<&str> = d.experiment.iter().map(String::as_str).collect();
+    let reps = d.reps.as_ref().map(|r| r.0);
+    let scale = d.scale.as_ref().map_or(1.0, |s| s.0);
+    let record = &d.which.record;
+    let estimate = RunEstimate::of(
+        data,
+        record,
+        d.which.machine.as_deref(),
+        &experiments,
+        reps,
+        scale,
+    )?;
     Ok(format!(
         "<span class=\"measure-runtime\" title=\"{}\">{}</span>",
         esc(&estimate.title()),
@@ -224,11 +301,8 @@ pub(super) fn runtime(data: &Data, d: &Directive) -> Result<String, String> {
 
 /// A course exercise's hints, one per folded block, from its chapter's manifest (what
 /// `cargo run -p course -- hint NAME` shows), with the runner's commands for it.
-pub(super) fn hints(data: &Data, d: &Directive) -> Result<String, String> {
-    d.check_keys(&["exercise"])?;
-    let name = d
-        .get("exercise")
-        .ok_or("missing exercise=NAME (an [[exercise]] of a chapter's chapter.toml)")?;
+pub(super) fn hints(data: &Data, d: &Hints) -> Result<String, String> {
+    let name = &d.exercise;
     let all = course::exercises(data.root()).map_err(|e| format!("{e:#}"))?;
     let exercise = course::find(&all, name).map_err(|e| format!("{e:#}"))?;
     let hints = &exercise.hints;
@@ -274,9 +348,8 @@ fn duration(seconds: f64) -> String {
 
 /// A chapter's minutes in a workshop (read again by every `schedule`), and how long its full run
 /// takes, so a teacher knows whether to run it live.
-pub(super) fn minutes(data: &Data, d: &Directive) -> Result<String, String> {
-    d.check_keys(&["record", "reading", "demo", "exercises"])?;
-    let record = d.get("record").unwrap_or_default();
+pub(super) fn minutes(data: &Data, d: &Minutes) -> Result<String, String> {
+    let record = d.record.as_str();
     let s = data.session(record)?;
     let run = match full_run(data, s) {
         Some(run) => {
@@ -316,35 +389,15 @@ pub(super) fn minutes(data: &Data, d: &Directive) -> Result<String, String> {
 /// A workshop's schedule from the chapters' own minutes, with a break (the next of `breaks`)
 /// before a chapter that would take the sessions since the last one past `every` minutes; the
 /// build fails when it does not fit in `length` minutes.
-pub(super) fn schedule(data: &Data, d: &Directive) -> Result<String, String> {
-    d.check_keys(&["length", "chapters", "breaks", "every", "intro"])?;
-    let number = |key: &str, default: Option<u32>| -> Result<u32, String> {
-        match d.get(key) {
-            Some(v) => v
-                .parse()
-                .map_err(|_| format!("{key}={v}: a whole number of minutes")),
-            None => default.ok_or(format!("missing {key}=MINUTES")),
-        }
-    };
-    let length = number("length", None)?;
-    let every = number("every", Some(90))?;
-    let intro = number("intro", Some(0))?;
-    let breaks: Vec<u32> = d
-        .get("breaks")
-        .map(|b| {
-            b.split(',')
-                .map(|x| {
-                    x.parse()
-                        .map_err(|_| format!("breaks: `{x}` is not minutes"))
-                })
-                .collect()
-        })
-        .transpose()?
-        .unwrap_or_default();
+pub(super) fn schedule(data: &Data, d: &Schedule) -> Result<String, String> {
+    let length = d.length.0;
+    let every = d.every.map_or(90, |m| m.0);
+    let intro = d.intro.map_or(0, |m| m.0);
+    let breaks: Vec<u32> = d.breaks.iter().map(|m| m.0).collect();
     // Without `chapters=`, every chapter whose page states its minutes; the rest are named
     // under the schedule, so that a new chapter shows up before it has a slot.
-    let (chapters, unscheduled): (Vec<String>, Vec<String>) = match d.get("chapters") {
-        Some(_) => (data.records_or_all(d.get("chapters"))?, Vec::new()),
+    let (chapters, unscheduled): (Vec<String>, Vec<String>) = match &d.chapters {
+        Some(chapters) => (data.records_or_all(Some(chapters))?, Vec::new()),
         None => data
             .records_or_all(None)?
             .into_iter()
@@ -550,5 +603,48 @@ mod tests {
         );
         assert_eq!(about_range(40.0, 120.0), "about 40 seconds to 2 minutes");
         assert_eq!(about_range(60.0, 180.0), "about a minute to 3 minutes");
+    }
+
+    #[test]
+    fn minutes_are_whole_and_repetitions_one_or_more() {
+        use super::super::typed;
+        use crate::render::Kind;
+        let Ok(Kind::Schedule(s)) = typed("{{#measure schedule length=210 breaks=15,45 every=60}}")
+        else {
+            panic!("a schedule")
+        };
+        let breaks: Vec<u32> = s.breaks.iter().map(|b| b.0).collect();
+        assert_eq!(
+            (s.length.0, breaks, s.every.map(|e| e.0)),
+            (210, vec![15, 45], Some(60))
+        );
+        let e = |t: &str| typed(t).err().unwrap();
+        assert_eq!(
+            e("{{#measure schedule length=90 breaks=15,lunch}}"),
+            "breaks=`15,lunch`: `lunch`: a whole number of minutes"
+        );
+        assert!(
+            e("{{#measure minutes record=ch01 reading=1 demo=1}}")
+                .starts_with("missing `exercises=…`")
+        );
+        assert_eq!(
+            e("{{#measure runtime record=ch01 reps=0}}"),
+            "reps=`0`: a whole number of repetitions, 1 or more"
+        );
+        assert_eq!(
+            e("{{#measure runtime record=ch01 scale=1/0}}"),
+            "scale=`1/0`: a positive number or fraction, e.g. 5/3"
+        );
+        let Ok(Kind::Runtime(r)) =
+            typed("{{#measure runtime record=ch01 experiment=a,b scale=5/3}}")
+        else {
+            panic!("a runtime")
+        };
+        assert_eq!(r.experiment, ["a", "b"]);
+        assert!((r.scale.unwrap().0 - 5.0 / 3.0).abs() < 1e-12);
+        assert_eq!(
+            e("{{#measure hints name=x}}"),
+            "unknown argument `name` for `hints` (allowed: exercise)"
+        );
     }
 }
