@@ -97,12 +97,7 @@ impl Preprocessor for Measure {
             .map_err(|e| anyhow::anyhow!(e))?;
         let mut errors = Vec::new();
         for a in &allowed {
-            if a.page.is_none() {
-                errors.push(format!(
-                    "book.toml: the allowed number `{}` names no page: give the page it is on (an allowance for every page would let the number through everywhere)",
-                    a.text
-                ));
-            } else if lint::too_wide(a) {
+            if lint::too_wide(a) {
                 errors.push(format!(
                     "book.toml: the allowed number `{}` is as wide as the number itself: give the words around it, so that it lets through this use only",
                     a.text

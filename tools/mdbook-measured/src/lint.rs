@@ -24,11 +24,12 @@
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 use serde::Deserialize;
 
-/// One allowed phrase on one page (or every page, without `page`), with the reason.
+/// One allowed phrase on one page, with the reason. The page is required: an allowance for every
+/// page would let the number through everywhere.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Allowed {
-    pub page: Option<String>,
+    pub page: String,
     pub text: String,
     pub why: String,
 }
@@ -120,11 +121,9 @@ pub fn typed_numbers(content: &str, page: &str, allowed: &[Allowed]) -> (Vec<Fin
         let line = blanked[..offset].matches('\n').count() + 1;
         for phrase in measurements(text) {
             // An allowance covers the phrase where its whole text stands around it.
-            let allowance = allowed.iter().position(|a| {
-                a.page.as_deref().is_none_or(|p| p == page)
-                    && a.text.contains(&phrase)
-                    && text.contains(&a.text)
-            });
+            let allowance = allowed
+                .iter()
+                .position(|a| a.page == page && a.text.contains(&phrase) && text.contains(&a.text));
             match allowance {
                 Some(i) => used.push(i),
                 None => findings.push(Finding { line, text: phrase }),
@@ -478,7 +477,7 @@ mod tests {
     #[test]
     fn an_allowance_needs_the_words_around_its_number() {
         let a = |text: &str| Allowed {
-            page: Some("ch.md".into()),
+            page: "ch.md".into(),
             text: text.into(),
             why: "a setting".into(),
         };
@@ -489,7 +488,7 @@ mod tests {
     #[test]
     fn an_allowance_lets_one_phrase_through_on_its_page() {
         let allowed = vec![Allowed {
-            page: Some("ch.md".into()),
+            page: "ch.md".into(),
             text: "1 ms".into(),
             why: "Tokio's timer resolution".into(),
         }];
