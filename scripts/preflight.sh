@@ -69,19 +69,11 @@ for dir in listings/*/; do
     step "$name --quick" cargo run -q -p "$name" -- --quick --out "$log/$name.json"
 done
 
-# The programs outside Rust the chapters run, as their manifests name them (`[[needs]]`).
-while IFS=$'\t' read -r program package also_in without; do
-    found=$(command -v "$program" 2>/dev/null)
-    if [ "$also_in" != "-" ]; then
-        for dir in $also_in; do
-            [ -z "$found" ] && [ -x "$dir/$program" ] && found="$dir/$program"
-        done
-    fi
-    if [ -z "$found" ]; then
-        how=$([ "$package" = "-" ] && echo "see the chapter's manifest" || echo "Debian, Ubuntu: apt-get install $package")
-        notes+=("$program is not installed ($how); $without")
-    fi
-done < <(cargo run -q -p book -- chapters --needs)
+# The programs outside Rust the chapters run and this machine lacks (their manifests' `[[needs]]`).
+while IFS=$'\t' read -r program package without; do
+    how=$([ "$package" = "-" ] && echo "see the chapter's manifest" || echo "Debian, Ubuntu: apt-get install $package")
+    notes+=("$program is not installed ($how); $without")
+done < <(scripts/missing-programs.sh)
 
 echo
 echo "preflight took $((SECONDS - started)) s"

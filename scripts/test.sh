@@ -26,17 +26,10 @@ if ! command -v chromium >/dev/null 2>&1 || ! command -v pdftotext >/dev/null 2>
     fi
 fi
 
-# The programs outside Rust that the chapters run, as their manifests name them
-# (listings/*/chapter.toml, `[[needs]]`): each one missing is installed from Debian where Debian has
-# it; without it, the chapter's manifest says what is lost.
-while IFS=$'\t' read -r program package also_in without; do
-    found=$(command -v "$program" 2>/dev/null)
-    if [ "$also_in" != "-" ]; then
-        for dir in $also_in; do
-            [ -z "$found" ] && [ -x "$dir/$program" ] && found="$dir/$program"
-        done
-    fi
-    [ -n "$found" ] && continue
+# The programs outside Rust that the chapters run and this machine lacks (their manifests'
+# `[[needs]]`): each installed from Debian where Debian has it; without it, the manifest says what
+# is lost.
+while IFS=$'\t' read -r program package without; do
     if [ "$package" = "-" ]; then
         echo "note: $program is not installed; $without"
         continue
@@ -48,7 +41,7 @@ while IFS=$'\t' read -r program package also_in without; do
     else
         echo "error: could not install $package (apt-get install $package); $without"
     fi
-done < <(cargo run -q -p book -- chapters --needs)
+done < <(scripts/missing-programs.sh)
 
 passed=0
 failed=0

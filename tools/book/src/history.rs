@@ -4,24 +4,12 @@
 //! a change without its entry fails, naming the commit and the claim
 //! ([`measure::history::unrecorded_changes`]).
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use measure::claims::Claims;
 use std::path::Path;
-use std::process::Command;
 
 pub fn check(root: &Path) -> Result<()> {
-    let git = |args: &[&str]| -> Result<Option<String>> {
-        let out = Command::new("git")
-            .arg("-C")
-            .arg(root)
-            .args(args)
-            .output()
-            .context("running git")?;
-        Ok(out
-            .status
-            .success()
-            .then(|| String::from_utf8_lossy(&out.stdout).to_string()))
-    };
+    let git = |args: &[&str]| -> Result<Option<String>> { Ok(crate::git(root, args).ok()) };
     if git(&["rev-parse", "--git-dir"])?.is_none() {
         bail!(
             "{} is not a git checkout: the history check compares each claims.toml with its earlier versions",

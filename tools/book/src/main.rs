@@ -128,6 +128,24 @@ fn main() {
     }
 }
 
+/// Git's output in `root`, or an error with what it said.
+pub fn git(root: &Path, args: &[&str]) -> Result<String> {
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(args)
+        .output()
+        .context("running git")?;
+    if !out.status.success() {
+        bail!(
+            "git {}: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
 /// `f` of each item, `threads` at a time, the results in the items' order.
 pub fn parallel<T: Sync, R: Send>(
     items: &[T],

@@ -163,7 +163,7 @@ fn same_dependencies(old: &str, new: &str) -> Result<(), String> {
 
 /// `git show COMMIT:PATH` in `root`.
 fn at_commit(root: &Path, commit: &str, path: &str) -> Result<String> {
-    git(root, &["show", &format!("{commit}:{path}")])
+    crate::git(root, &["show", &format!("{commit}:{path}")])
         .context("a shallow clone lacks the commit: fetch the history")
 }
 
@@ -191,13 +191,13 @@ pub fn prove(root: &Path) -> Result<()> {
 /// Reads a path as the commit that made the core has it, or in the tree before there is one.
 fn moved(root: &Path) -> Result<impl Fn(&str) -> Result<String> + '_> {
     let lib = format!("{NEW_INPUT}/src/lib.rs");
-    let made = git(root, &["log", "--diff-filter=A", "--format=%H", "--", &lib])?
+    let made = crate::git(root, &["log", "--diff-filter=A", "--format=%H", "--", &lib])?
         .lines()
         .last()
         .map(str::to_string);
     Ok(move |p: &str| match &made {
         Some(commit) if p.ends_with('/') => {
-            let names = git(root, &["ls-tree", "--name-only", commit, p])?;
+            let names = crate::git(root, &["ls-tree", "--name-only", commit, p])?;
             Ok(names
                 .lines()
                 .map(|n| n.rsplit('/').next().unwrap_or(n))
@@ -207,24 +207,6 @@ fn moved(root: &Path) -> Result<impl Fn(&str) -> Result<String> + '_> {
         Some(commit) => at_commit(root, commit, p),
         None => in_tree(root, p),
     })
-}
-
-/// Git's output in `root`, or an error with what it said.
-fn git(root: &Path, args: &[&str]) -> Result<String> {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(root)
-        .args(args)
-        .output()
-        .context("running git")?;
-    if !out.status.success() {
-        bail!(
-            "git {}: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stderr).trim()
-        );
-    }
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
 /// The hash `tools/measure` had at [`BEFORE_MOVE`], by the rule that hashed it then (its
