@@ -25,6 +25,8 @@ pub struct BookCrates {
     pub direct: BTreeSet<String>,
     /// Reached as `book_deps::NAME`: those `tools/book-deps/src/lib.rs` re-exports.
     pub through_book_deps: BTreeSet<String>,
+    /// Those under `[target.'cfg(...)'.dependencies]`, which some platforms do not build.
+    pub platform_only: BTreeSet<String>,
 }
 
 /// The crate whose re-exports reach the crates rustc would find two candidates of by name.
@@ -52,14 +54,16 @@ impl BookCrates {
                 .unwrap_or_default()
         };
         let mut all: BTreeSet<String> = keys(doc.get("dependencies")).into_iter().collect();
+        let mut platform_only = BTreeSet::new();
         for cfg in doc
             .get("target")
             .and_then(|t| t.as_table())
             .into_iter()
             .flat_map(|t| t.values())
         {
-            all.extend(keys(cfg.get("dependencies")));
+            platform_only.extend(keys(cfg.get("dependencies")));
         }
+        all.extend(platform_only.iter().cloned());
         let through_book_deps: BTreeSet<String> = lib
             .lines()
             .filter_map(|l| l.trim().strip_prefix("pub use ")?.strip_suffix(';'))
@@ -71,6 +75,7 @@ impl BookCrates {
         BookCrates {
             direct,
             through_book_deps,
+            platform_only,
         }
     }
 
@@ -273,6 +278,7 @@ mod tests {
             c.through_book_deps.iter().collect::<Vec<_>>(),
             ["parking_lot"]
         );
+        assert_eq!(c.platform_only.iter().collect::<Vec<_>>(), ["io_uring"]);
         assert!(c.extern_names().contains("book_deps"));
         assert!(!c.extern_names().contains("parking_lot"));
     }
