@@ -2,8 +2,8 @@
 //! target/book-deps` does (the same folder, from `book deps`, and the same preprocessors, the
 //! `measure-test` one's hidden `extern crate` lines included), and adds what the stock command
 //! lacks: a count per page and in all (`N passed, N failed`; stock mdBook prints nothing on
-//! success), two pages at a time, a failure on a missing include file, and no mdbook binary to
-//! install first.
+//! success), two pages at a time, a failure on a missing include file or anchor, and no mdbook
+//! binary to install first.
 
 use anyhow::{Context, Result, bail};
 use mdbook_driver::book::BookItem;
