@@ -1,4 +1,4 @@
-//! `cargo run -p book -- build | serve | test | check`: the book's driver.
+//! `cargo run -p book -- build | serve | test | deps | check`: the book's driver.
 //!
 //! It runs mdBook in-process with the `measure` preprocessor, and fails on what stock mdBook
 //! lets through with exit status 0: a missing include file or anchor, a broken internal link or
@@ -8,6 +8,7 @@ mod browser;
 mod chapters;
 mod checks;
 mod claims;
+mod deps;
 mod doctest;
 mod history;
 mod outputs;
@@ -50,8 +51,12 @@ enum Command {
         #[arg(long, value_name = "NAME")]
         machine: Option<String>,
     },
-    /// Compile and run every Rust code block in the book against the real crates
+    /// Compile and run every Rust code block in the book against the real crates, as the stock
+    /// `mdbook test -L target/book-deps` does, two pages at a time; count passes and failures
     Test,
+    /// Make target/book-deps/, the folder of crates the stock `mdbook test -L` needs, from the
+    /// workspace's test build, and print its path
+    Deps,
     /// Build the book, then print it to book/book.pdf with headless Chromium: a table of contents
     /// with page numbers, numbered pages, an outline
     Pdf {
@@ -112,6 +117,7 @@ fn main() {
             build(&root, machine.as_deref()).and_then(|dir| serve::serve(&dir, port))
         }
         Command::Test => doctest::run(&root),
+        Command::Deps => deps::make(&root).map(|dir| println!("{}", dir.display())),
         Command::Pdf { paper, no_build } => pdf::print(&root, paper, !no_build).map(|_| ()),
         Command::Browse { dir } => browser::run(&dir.unwrap_or_else(|| root.join("book"))),
         Command::Outputs { update } => outputs::check(&root, update),
@@ -202,6 +208,7 @@ pub fn load(root: &Path, reader: Option<&str>) -> Result<MDBook> {
         reader: reader.map(str::to_string),
     });
     md.with_preprocessor(mdbook_measured::StripHidden);
+    md.with_preprocessor(mdbook_measured::ExternCrates);
     if let Some(name) = reader {
         md.config.build.build_dir = root.join(format!("book-{name}"));
     }

@@ -22,6 +22,7 @@ mod args;
 mod chart;
 pub mod code;
 mod data;
+pub mod externs;
 pub mod lint;
 mod render;
 
@@ -33,6 +34,7 @@ use std::path::Path;
 
 pub use code::StripHidden;
 pub use data::Data;
+pub use externs::ExternCrates;
 
 /// The preprocessor; `name()` is the key of its table in book.toml.
 #[derive(Default)]

@@ -1,4 +1,5 @@
-//! The preprocessor as a command, for the stock `mdbook build` (declared in book.toml).
+//! The preprocessors as a command, for the stock `mdbook build` and `mdbook test` (declared in
+//! book.toml).
 //! It never prints anything but the book to stdout.
 
 use mdbook_measured::Measure;
@@ -11,10 +12,18 @@ fn main() {
         // Every renderer gets the same numbers (the test renderer included).
         std::process::exit(0);
     }
-    // `strip`: the HTML-only preprocessor that runs after `links` (book.toml's measure-html).
-    let strip = args.first().map(String::as_str) == Some("strip");
-    if strip && args.get(1).map(String::as_str) == Some("supports") {
-        std::process::exit(if args.get(2).map(String::as_str) == Some("html") {
+    // After `links`, for one renderer each: `strip` for the HTML (book.toml's measure-html),
+    // `extern-crates` for the test renderer (measure-test).
+    let after_links: Option<&dyn Preprocessor> = match args.first().map(String::as_str) {
+        Some("strip") => Some(&mdbook_measured::StripHidden),
+        Some("extern-crates") => Some(&mdbook_measured::ExternCrates),
+        _ => None,
+    };
+    if let Some(pre) = after_links
+        && args.get(1).map(String::as_str) == Some("supports")
+    {
+        let renderer = args.get(2).map(String::as_str).unwrap_or_default();
+        std::process::exit(if pre.supports_renderer(renderer).unwrap_or(false) {
             0
         } else {
             1
@@ -22,8 +31,8 @@ fn main() {
     }
     let result = (|| -> anyhow::Result<()> {
         let (ctx, book) = mdbook_preprocessor::parse_input(io::stdin())?;
-        if strip {
-            let book = mdbook_measured::StripHidden.run(&ctx, book)?;
+        if let Some(pre) = after_links {
+            let book = pre.run(&ctx, book)?;
             serde_json::to_writer(io::stdout(), &book)?;
             return Ok(());
         }
