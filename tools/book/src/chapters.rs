@@ -10,6 +10,7 @@
 //! | `tools/book-deps/Cargo.toml` | the same; the book's code blocks are tested against it |
 //! | `releases/tokio-*.lock` | a release builds with `--locked` from its own lock file |
 //! | the README's table of chapters | it is read on GitHub, unbuilt ([`readme_table`] writes it) |
+//! | the checklist's rules, the workshop's teaching notes | prose, a sentence a chapter |
 
 use anyhow::{Result, bail};
 use records::chapter::Manifest;
@@ -27,6 +28,7 @@ pub fn check(root: &Path) -> Result<()> {
     problems.extend(dependencies(root, &chapters)?);
     problems.extend(release_locks(root, &chapters)?);
     problems.extend(readme(root, &chapters)?);
+    problems.extend(pages_that_name_each(root, &chapters)?);
     if !problems.is_empty() {
         bail!(
             "lists of the chapters that leave one out (listings/*/chapter.toml is the list):\n  {}",
@@ -57,6 +59,33 @@ fn summary(root: &Path, chapters: &[Manifest]) -> Result<Vec<String>> {
                     if k == 0 { "at the top level" } else { "nested" }
                 ));
             }
+        }
+    }
+    Ok(problems)
+}
+
+/// The pages whose prose names every chapter: the checklist holds each chapter's rule, linked to
+/// its page; the workshop links each chapter's teaching notes (`#teaching-<chapter>`).
+fn pages_that_name_each(root: &Path, chapters: &[Manifest]) -> Result<Vec<String>> {
+    let checklist = std::fs::read_to_string(root.join("src/appendix-checklist.md"))?;
+    let workshop = std::fs::read_to_string(root.join("src/workshop.md"))?;
+    let mut problems = Vec::new();
+    for m in chapters {
+        if !m
+            .pages
+            .iter()
+            .any(|p| checklist.contains(&format!("]({p}")))
+        {
+            problems.push(format!(
+                "src/appendix-checklist.md: no rule links to {} (each chapter's rule, with its headline figure)",
+                m.page()
+            ));
+        }
+        if !workshop.contains(&format!("#teaching-{})", m.name)) {
+            problems.push(format!(
+                "src/workshop.md: no link to {}'s teaching notes (`#teaching-{}`, under \"When a student's numbers disagree with the book\")",
+                m.name, m.name
+            ));
         }
     }
     Ok(problems)
@@ -167,9 +196,42 @@ fn readme_with_table(text: &str, chapters: &[Manifest]) -> Option<String> {
     ))
 }
 
+/// The mark above the README's one timed figure, the first `serve` from a fresh clone.
+const FIRST_SERVE: &str = "<!-- first-serve: written by scripts/first-serve.sh --readme -->";
+
+/// Whether the line after the first-serve mark is as `scripts/first-serve.sh` writes it: a
+/// figure with the machine, date and commit it was measured on, not one typed by hand.
+fn first_serve_measured(text: &str) -> bool {
+    let Some(at) = text.find(FIRST_SERVE) else {
+        return false;
+    };
+    let line = text[at + FIRST_SERVE.len()..]
+        .trim_start_matches('\n')
+        .lines()
+        .next()
+        .unwrap_or("");
+    let date_and_commit = line
+        .rsplit_once("`scripts/first-serve.sh`, ")
+        .map(|(_, rest)| rest)
+        .unwrap_or("");
+    line.starts_with(
+        "From a fresh clone, the first `cargo run -p book -- serve` had the book readable after ",
+    ) && date_and_commit.len() > "YYYY-MM-DD, commit ``):".len()
+        && date_and_commit.as_bytes()[..4]
+            .iter()
+            .all(u8::is_ascii_digit)
+        && date_and_commit.contains(", commit `")
+}
+
 fn readme(root: &Path, chapters: &[Manifest]) -> Result<Vec<String>> {
     let text = std::fs::read_to_string(root.join("README.md"))?;
-    Ok(match readme_with_table(&text, chapters) {
+    let mut problems = Vec::new();
+    if !first_serve_measured(&text) {
+        problems.push(format!(
+            "README.md: the time of the first serve, under `{FIRST_SERVE}`, is not as `scripts/first-serve.sh --readme` writes it (run it on an idle machine)"
+        ));
+    }
+    problems.extend(match readme_with_table(&text, chapters) {
         None => vec![format!(
             "README.md: no table of chapters between `{README_FROM}` and `{README_TO}`"
         )],
@@ -177,7 +239,8 @@ fn readme(root: &Path, chapters: &[Manifest]) -> Result<Vec<String>> {
             "README.md: its table of chapters is not the manifests' (`cargo run -p book -- chapters --readme` rewrites it)".into(),
         ],
         Some(_) => Vec::new(),
-    })
+    });
+    Ok(problems)
 }
 
 /// `book chapters`: each chapter's manifest in a line; `--readme` rewrites the README's table;
@@ -265,6 +328,18 @@ mod tests {
         );
         let r = said(readme(&root, &all).unwrap());
         assert!(r.contains("README.md: its table of chapters"), "{r}");
+    }
+
+    #[test]
+    fn the_first_serve_time_is_the_scripts_not_typed() {
+        let mark = |line: &str| format!("intro\n{FIRST_SERVE}\n{line}\nrest");
+        assert!(first_serve_measured(&mark(
+            "From a fresh clone, the first `cargo run -p book -- serve` had the book readable after 58 s on AMD EPYC (2 CPUs, crates already downloaded; `scripts/first-serve.sh`, 2026-12-04, commit `abc123`):"
+        )));
+        assert!(!first_serve_measured(&mark(
+            "From a fresh clone, the first `cargo run -p book -- serve` had the book readable after 60 s."
+        )));
+        assert!(!first_serve_measured("no mark"));
     }
 
     #[test]

@@ -8,6 +8,10 @@ use anyhow::{Result, bail};
 use measure::claims::Claims;
 use std::path::Path;
 
+/// From this hour, a claim new in a commit carries its `added` time and a new history entry its
+/// time of day (the commits before wrote some without; the working tree always must).
+const ADDED_REQUIRED_FROM: &str = "2026-12-04T10";
+
 pub fn check(root: &Path) -> Result<()> {
     let git = |args: &[&str]| -> Result<Option<String>> { Ok(crate::git(root, args).ok()) };
     if git(&["rev-parse", "--git-dir"])?.is_none() {
@@ -38,13 +42,24 @@ pub fn check(root: &Path) -> Result<()> {
             .and_then(parsed)
         {
             pairs += 1;
-            for p in measure::history::unrecorded_changes(&old, &here) {
+            for p in measure::history::unrecorded_changes(&old, &here)
+                .into_iter()
+                .chain(measure::history::untimed(&old, &here))
+            {
                 problems.push(format!("{file}, the working tree: {p}"));
             }
         }
-        let log =
-            git(&["log", "--format=%h", "--first-parent", "HEAD", "--", file])?.unwrap_or_default();
-        for commit in log.lines() {
+        let log = git(&[
+            "log",
+            "--format=%h %cI",
+            "--first-parent",
+            "HEAD",
+            "--",
+            file,
+        ])?
+        .unwrap_or_default();
+        for line in log.lines() {
+            let (commit, date) = line.split_once(' ').unwrap_or((line, ""));
             let version = |rev: String| -> Result<Option<Claims>> {
                 Ok(git(&["show", &format!("{rev}:{file}")])?
                     .as_deref()
@@ -58,7 +73,11 @@ pub fn check(root: &Path) -> Result<()> {
                 break;
             };
             pairs += 1;
-            for p in measure::history::unrecorded_changes(&old, &new) {
+            let mut found = measure::history::unrecorded_changes(&old, &new);
+            if date >= ADDED_REQUIRED_FROM {
+                found.extend(measure::history::untimed(&old, &new));
+            }
+            for p in found {
                 problems.push(format!("{file}, commit {commit}: {p}"));
             }
         }

@@ -72,12 +72,19 @@ pub fn prove_core_moved_unchanged(
         )),
         Err(e) => problems.push(format!("{OLD_INPUT}/src/runner.rs: {e}")),
     }
-    let runtime = |text: String| item(&text, RUNTIME).map(str::to_string);
-    let old_runtime = runtime(old(&format!("{OLD_INPUT}/src/lib.rs"))?);
-    if old_runtime.is_none() || old_runtime != runtime(new(&format!("{NEW_INPUT}/src/lib.rs"))?) {
-        problems.push(format!(
+    let lib = new(&format!("{NEW_INPUT}/src/lib.rs"))?;
+    let old_runtime = item(&old(&format!("{OLD_INPUT}/src/lib.rs"))?, RUNTIME).map(str::to_string);
+    match &old_runtime {
+        Some(r) if item(&lib, RUNTIME) == Some(r.as_str()) => {
+            if let Some(line) = not_declarations(&lib.replacen(r.as_str(), "", 1)) {
+                problems.push(format!(
+                    "{NEW_INPUT}/src/lib.rs holds more than its modules, re-exports and `runtime`: `{line}`"
+                ));
+            }
+        }
+        _ => problems.push(format!(
             "`runtime` in {NEW_INPUT}/src/lib.rs is not the old one"
-        ));
+        )),
     }
     if let Err(e) = same_dependencies(
         &old(&format!("{OLD_INPUT}/Cargo.toml"))?,
@@ -85,10 +92,18 @@ pub fn prove_core_moved_unchanged(
     ) {
         problems.push(format!("{NEW_INPUT}/Cargo.toml: {e}"));
     }
-    let files = new_files(&new)?;
+    let files = new_files(&new, "src/")?;
     for f in files.iter().filter(|f| !is_accounted_for(f)) {
         problems.push(format!(
             "{NEW_INPUT}/src/{f} is not in the proof: a file added to the core is new measuring code"
+        ));
+    }
+    for f in new_files(&new, "")?
+        .iter()
+        .filter(|f| !["Cargo.toml", "src"].contains(&f.as_str()))
+    {
+        problems.push(format!(
+            "{NEW_INPUT}/{f} is not in the proof: the core holds its manifest and sources only"
         ));
     }
     if problems.is_empty() {
@@ -105,9 +120,28 @@ fn is_accounted_for(file: &str) -> bool {
     MOVED_WHOLE.contains(&file) || file == "runner.rs" || file == "lib.rs"
 }
 
-/// The core's files, as `new` lists them (`new("tools/measure-core/src/")` gives one per line).
-fn new_files(new: &impl Fn(&str) -> Result<String>) -> Result<Vec<String>> {
-    Ok(new(&format!("{NEW_INPUT}/src/"))?
+/// The first line of `lib` that is not a module declaration, a re-export, a `cfg` attribute, a
+/// comment or blank: where the core's `lib.rs` would hold code of its own.
+fn not_declarations(lib: &str) -> Option<String> {
+    let mut lines = lib.lines().map(str::trim);
+    let mut in_use = false;
+    lines.find_map(|l| {
+        let declaration = in_use
+            || l.is_empty()
+            || l.starts_with("//")
+            || l.starts_with("pub mod ") && l.ends_with(';') && !l.contains('{')
+            || l.starts_with("pub use ")
+            || l == "#[cfg(feature = \"runtime\")]";
+        // A re-export may run over several lines, to its `;`.
+        in_use = (in_use || l.starts_with("pub use ")) && !l.ends_with(';');
+        (!declaration).then(|| l.to_string())
+    })
+}
+
+/// The names in a folder of the core, as `new` lists them (`new("tools/measure-core/src/")` gives
+/// one per line).
+fn new_files(new: &impl Fn(&str) -> Result<String>, folder: &str) -> Result<Vec<String>> {
+    Ok(new(&format!("{NEW_INPUT}/{folder}"))?
         .lines()
         .map(str::to_string)
         .collect())
@@ -143,18 +177,24 @@ fn item<'a>(text: &'a str, start: &str) -> Option<&'a str> {
     Some(&text[from..from + len])
 }
 
-/// Every dependency and feature of `new` is in `old`, written the same way.
+/// The core's manifest is the old crate's but for its name and description, and for the
+/// dependencies it no longer needs: every dependency and feature of `new` is in `old`, written the
+/// same way, and it has no table, key or package setting `old` lacks (an edition, lints, a build
+/// script, target-specific dependencies).
 fn same_dependencies(old: &str, new: &str) -> Result<(), String> {
     let parse = |t: &str| t.parse::<toml::Table>().map_err(|e| e.to_string());
     let (old, new) = (parse(old)?, parse(new)?);
-    for table in ["dependencies", "features"] {
-        let Some(theirs) = new.get(table).and_then(|t| t.as_table()) else {
-            continue;
+    for (table, value) in &new {
+        let Some(ours) = old.get(table) else {
+            return Err(format!("[{table}] is new"));
         };
-        let ours = old.get(table).and_then(|t| t.as_table());
-        for (name, spec) in theirs {
-            if ours.and_then(|o| o.get(name)) != Some(spec) {
-                return Err(format!("[{table}] {name} = {spec} is not the old crate's"));
+        let (Some(theirs), Some(ours)) = (value.as_table(), ours.as_table()) else {
+            return Err(format!("`{table}` is not the old crate's"));
+        };
+        for (key, spec) in theirs {
+            let renamed = table == "package" && (key == "name" || key == "description");
+            if !renamed && ours.get(key) != Some(spec) {
+                return Err(format!("[{table}] {key} = {spec} is not the old crate's"));
             }
         }
     }
@@ -249,6 +289,24 @@ pub fn rehash(root: &Path) -> Result<()> {
     prove(root)?;
     let before = hash_before_move(root)?;
     let core = freshness::hash_crate(&root.join(NEW_INPUT))?;
+    let moved = moved(root)?;
+    if moved(&format!("{NEW_INPUT}/src/"))? != in_tree(root, &format!("{NEW_INPUT}/src/"))?
+        || new_files(&moved, "src/")?
+            .iter()
+            .chain(["Cargo.toml".to_string()].iter())
+            .any(|f| {
+                let path = if f == "Cargo.toml" {
+                    format!("{NEW_INPUT}/{f}")
+                } else {
+                    format!("{NEW_INPUT}/src/{f}")
+                };
+                moved(&path).ok() != in_tree(root, &path).ok()
+            })
+    {
+        bail!(
+            "{NEW_INPUT} has changed since the commit that moved it: its records are measured again, not rehashed"
+        );
+    }
     let mut refused = Vec::new();
     let mut now_by_chapter: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
     for path in measured_records(root)? {
@@ -276,7 +334,7 @@ pub fn rehash(root: &Path) -> Result<()> {
         moved.insert(NEW_INPUT.into(), core.clone());
         if records::releases::split_folder(&rec.machine.name).is_none() {
             if !now_by_chapter.contains_key(&rec.chapter) {
-                let now = freshness::inputs(root, &rec.chapter)?;
+                let now = freshness::inputs_by(root, &rec.chapter, freshness::Rule::of(&moved))?;
                 now_by_chapter.insert(rec.chapter.clone(), now);
             }
             let now = &now_by_chapter[&rec.chapter];
@@ -383,6 +441,16 @@ mod tests {
             ),
             ("stats.rs", "Histogram", "Histogram "),
             ("lib.rs", ".enable_all()", ".enable_time()"),
+            (
+                "lib.rs",
+                "pub use runner::",
+                "pub fn mix() {}\npub use runner::",
+            ),
+            (
+                "Cargo.toml",
+                "[features]",
+                "[lints.rust]\nunsafe_code = \"forbid\"\n\n[features]",
+            ),
             (
                 "Cargo.toml",
                 "fastrand.workspace = true",

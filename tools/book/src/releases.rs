@@ -26,7 +26,8 @@ pub enum Releases {
     /// measured with other code than its records (the set is compared release with release);
     /// a complete set is kept, and a chapter that fails stores nothing
     Run {
-        /// Measure every release of the chapters again, complete sets too
+        /// Measure every release of the chapters again, complete sets too (the whole set, whatever
+        /// versions are named)
         #[arg(long)]
         again: bool,
         /// Repetitions of every experiment (5 is the fewest that give a verdict)
@@ -69,19 +70,20 @@ pub fn run(root: &Path, cmd: Releases) -> Result<()> {
             }
             refuse_uncommitted(root)?;
             let machine = machine.unwrap_or_else(this_machine);
-            let releases = selected(root, &versions)?;
+            let chosen = selected(root, &versions)?;
+            let matrix = releases::load(root).map_err(anyhow::Error::msg)?;
             let mut todo = Vec::new();
             for name in listings
                 .iter()
                 .filter(|c| chapter.is_empty() || chapter.contains(c))
             {
-                let plan = plan(root, &releases, &machine, name, again)?;
+                let plan = plan(root, &matrix, &chosen, &machine, name, again)?;
                 println!("{name}: {}", plan.why);
                 if !plan.releases.is_empty() {
                     todo.push((name.clone(), plan.releases));
                 }
             }
-            measure_matrix(root, &releases, &machine, reps, &todo)
+            measure_matrix(root, &matrix, &machine, reps, &todo)
         }
     }
 }
@@ -107,37 +109,39 @@ struct Plan {
     why: String,
 }
 
-/// The releases of `chosen` (not skipped) to measure `chapter` on: the missing ones, or all of
-/// them where the set's records were measured with other code than the working tree's, or
-/// disagree among themselves, or `again` asks for it.
+/// The releases to measure `chapter` on: the missing ones of `chosen`, or the whole set (every
+/// release of `matrix` that builds the chapter, whichever were chosen: a set is measured with
+/// one code or not at all) where its records were measured with other code than the working
+/// tree's, or disagree among themselves, or `again` asks for it.
 fn plan(
     root: &Path,
+    matrix: &[Release],
     chosen: &[Release],
     machine: &str,
     chapter: &str,
     again: bool,
 ) -> Result<Plan> {
     let set = releases::set(root, machine, chapter).map_err(anyhow::Error::msg)?;
-    let builds: Vec<&Release> = chosen
-        .iter()
-        .filter(|r| !r.skip.contains_key(chapter))
+    let builds = |rs: &[Release]| -> Vec<String> {
+        rs.iter()
+            .filter(|r| !r.skip.contains_key(chapter))
+            .map(|r| r.tokio.clone())
+            .collect()
+    };
+    let missing: Vec<String> = builds(chosen)
+        .into_iter()
+        .filter(|v| !set.iter().any(|(m, _)| m.tokio == *v))
         .collect();
-    let missing: Vec<String> = builds
-        .iter()
-        .filter(|r| !set.iter().any(|(m, _)| m.tokio == r.tokio))
-        .map(|r| r.tokio.clone())
-        .collect();
-    let all = || builds.iter().map(|r| r.tokio.clone()).collect();
     let problems = releases::set_problems(&set);
     let current = releases::set_is_current(root, &set).map_err(anyhow::Error::msg)?;
     let (releases, why) = if again {
         (
-            all(),
+            builds(matrix),
             "measured again on every release, as asked".to_string(),
         )
     } else if !problems.is_empty() {
         (
-            all(),
+            builds(matrix),
             format!("measured again whole: {}", problems.join("; ")),
         )
     } else if missing.is_empty() {
@@ -147,8 +151,8 @@ fn plan(
         (missing, why)
     } else {
         (
-            all(),
-            "measured again whole: its records were measured with other code than the working tree's, and a set must be measured with one".to_string(),
+            builds(matrix),
+            "measured again whole: its records were measured with other code or crates than the working tree's, and a set must be measured with one".to_string(),
         )
     };
     Ok(Plan { releases, why })

@@ -261,7 +261,7 @@ fn a_change_to_anything_that_shaped_a_record_makes_it_stale() {
         (
             "Cargo.toml",
             "[workspace]\nresolver = \"3\"\nmembers = [\"listings/*\", \"tools/*\"]\n\n[profile.dev]\nopt-level = 2\n",
-            "Cargo.toml [profile]",
+            "Cargo.toml [profile] [workspace.package]",
         ),
     ];
     let stale = |ws: &tempfile::TempDir, what: &str, input: &str| {
@@ -304,7 +304,7 @@ fn a_change_to_anything_that_shaped_a_record_makes_it_stale() {
     // The check reads the crates' manifests, offline: a fresh machine has only the versions the
     // workspace's own lock files name, so the other version is downloaded (a no-op when cached).
     cargo(ws.path(), &["fetch"]);
-    stale(&ws, "Cargo.lock", "Cargo.lock");
+    stale(&ws, "Cargo.lock", "Cargo.lock, with features");
     // The claims and the harness's help text are not inputs: neither calls for a remeasure.
     let ws = workspace();
     store(ws.path(), "m", HELD, 100.0, 0.0);

@@ -115,7 +115,7 @@ fn main() {
         root,
         &format!("src/{CHAPTER}.md"),
         &format!(
-            "# A throwaway\n\nThe long wait took {{{{#measure claim record={CHAPTER} id=long-waits-longer}}}} as long as the short one.\n\n{{{{#measure table record={CHAPTER} rows=variant cols=metric}}}}\n\n## Checked claims\n\n{{{{#measure claims record={CHAPTER}}}}}\n"
+            "# A throwaway\n\n## Teaching notes {{#teaching-{CHAPTER}}}\n\nThe long wait took {{{{#measure claim record={CHAPTER} id=long-waits-longer}}}} as long as the short one.\n\n{{{{#measure table record={CHAPTER} rows=variant cols=metric}}}}\n\n## Checked claims\n\n{{{{#measure claims record={CHAPTER}}}}}\n"
         ),
     );
     refresh_lock(root);
@@ -204,6 +204,16 @@ fn add_to_the_lists(root: &Path) {
         ),
     )
     .unwrap();
+    append(
+        root,
+        "src/appendix-checklist.md",
+        &format!("\n1. Wait less. ([A throwaway]({CHAPTER}.md))\n"),
+    );
+    append(
+        root,
+        "src/workshop.md",
+        &format!("\nAnd [its teaching notes]({CHAPTER}.md#teaching-{CHAPTER}).\n"),
+    );
     let out = Command::new(env!("CARGO_BIN_EXE_book"))
         .args(["chapters", "--readme"])
         .current_dir(root)
@@ -229,6 +239,8 @@ fn a_new_chapter_appears_everywhere_without_editing_the_pages_that_list_chapters
         format!("tools/book-deps/Cargo.toml: no `{CHAPTER}.workspace = true`"),
         format!("releases/tokio-1.38.2.lock: no package {CHAPTER}"),
         "README.md: its table of chapters is not the manifests'".to_string(),
+        format!("src/appendix-checklist.md: no rule links to {CHAPTER}.md"),
+        format!("src/workshop.md: no link to {CHAPTER}'s teaching notes"),
     ] {
         assert!(out.contains(&list), "missing `{list}` in:\n{out}");
     }

@@ -14,9 +14,10 @@ use std::path::{Path, PathBuf};
 
 pub mod rustlings;
 
-/// One "fix it" exercise.
+/// One "fix it" exercise: a chapter manifest's `[[exercise]]`, its keys kebab-case like the rest
+/// of the manifest.
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct Exercise {
     pub name: String,
     /// The chapter: `ch07-axum` (the manifest's, not written in it).
@@ -49,7 +50,7 @@ pub struct Exercise {
 /// (`cargo run -p CHAPTER -- --filter EXPERIMENT --reps 1`). The chapter's page asks it in full;
 /// the workshop's schedules name it by `question`.
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct Predict {
     /// The chapter: `ch07-axum` (the manifest's, not written in it).
     #[serde(skip)]

@@ -403,7 +403,7 @@ impl Data {
         match machine {
             _ if self.reader.is_some() => Role::Other,
             m if m == reference => Role::Reference,
-            m if m == format!("{reference}-busy") => Role::Busy,
+            m if m == records::chapter::busy_machine_of(reference) => Role::Busy,
             _ => Role::Other,
         }
     }

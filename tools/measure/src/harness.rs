@@ -24,8 +24,8 @@
 //! ```
 //!
 //! The experiments are handed to `run` together, after the parameters they borrow exist. `run`
-//! checks `--filter` before anything runs, runs every experiment interleaved, stops at the
-//! first error (a wrong checksum) with nothing saved, and prints the results, the comparison with
+//! checks `--filter` before anything runs, runs the experiments one after another (the cells of
+//! each interleaved within every repetition), stops at the first error (a wrong checksum) with nothing saved, and prints the results, the comparison with
 //! the book's figures where the setups match, the book's claims checked on this run, and the
 //! cells that ran on a noisy machine.
 
@@ -106,6 +106,8 @@ pub struct Harness {
     chapter: Chapter,
     /// The chapter's manifest (`listings/<chapter>/chapter.toml`), where the listing has one.
     manifest: Option<records::chapter::Manifest>,
+    /// Quick mode without `--filter`, leaving out the manifest's `quick-skips`.
+    quick_leaves_out: bool,
     cli: Cli,
     machine: Machine,
     claims: Claims,
@@ -144,6 +146,10 @@ impl Harness {
             eprintln!("error: --save stores full runs only; drop --quick (or use --out PATH)");
             std::process::exit(2);
         }
+        // The one measuring act outside the measuring core: the noise sampler's first mark, from
+        // which the first cell's noise window may reach back (measure_core::noise::MIN_WINDOW).
+        // It belongs in the core; moving it there stales every record it shaped, so it moves
+        // when the book's machines are measured again.
         crate::noise::begin();
         let machine = provenance::machine_here(cli.machine.clone());
         if cli.print_machine {
@@ -172,7 +178,22 @@ impl Harness {
                 std::process::exit(2);
             }
         };
+        // Drawn once: a listing that asks `cli().seed()` again (Chapter 8's shelf) gets the
+        // seed the record keeps, not another draw from the clock.
         let seed = cli.seed();
+        let mut cli = cli;
+        cli.seed = Some(seed);
+        let skips = manifest.as_ref().map_or(&[][..], |m| &m.quick_skips[..]);
+        let quick_leaves_out = cli.quick && cli.filter.is_empty() && !skips.is_empty();
+        if quick_leaves_out {
+            // A listing that prepares an experiment before the run (Chapter 7 builds its release
+            // profiles) asks the command line whether it will run: it will not, so the filter
+            // names every other experiment the book's record has (`run` adds any newer one).
+            cli.filter = book_experiments(&chapter)
+                .into_iter()
+                .filter(|e| !skips.iter().any(|s| s.experiment == *e))
+                .collect();
+        }
         let reps = cli.reps_or(chapter.full_reps);
         eprintln!(
             "{}: {} mode, {reps} repetition(s), order seed {seed} (rerun with --seed {seed})",
@@ -190,6 +211,7 @@ impl Harness {
         Harness {
             chapter,
             manifest,
+            quick_leaves_out,
             cli,
             machine,
             claims,
@@ -249,9 +271,16 @@ impl Harness {
             .manifest
             .as_ref()
             .map_or(&[][..], |m| &m.quick_skips[..]);
-        let quick = self.cli.quick && self.cli.filter.is_empty();
+        let quick = self.quick_leaves_out;
         let experiments =
             leave_out_slow(experiments, skips, quick, self.chapter.name).map_err(|e| (2, e))?;
+        if quick {
+            for e in &experiments {
+                if !self.cli.filter.contains(&e.name) {
+                    self.cli.filter.push(e.name.clone());
+                }
+            }
+        }
         let all_cells: Vec<(String, Vec<Cell>)> = experiments
             .iter()
             .map(|e| (e.name.clone(), e.cells.clone()))
@@ -432,6 +461,20 @@ fn leave_out_slow<'a>(
         }
     }
     Ok(out)
+}
+
+/// The experiments of the chapter's record on the book's machine; none without one.
+fn book_experiments(chapter: &Chapter) -> Vec<String> {
+    let root = record::repo_root();
+    let Some(rec) = record::reference_machine(&root, chapter.name)
+        .and_then(|m| Record::load(&record::record_path(&root, &m, chapter.name)).ok())
+    else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = rec.series.iter().map(|s| s.experiment.clone()).collect();
+    names.sort();
+    names.dedup();
+    names
 }
 
 /// The listing's manifest, checked against what its `Chapter` says of the same things; `None`

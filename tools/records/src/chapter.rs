@@ -25,8 +25,11 @@
 //! [metric-names]                              # how tables, legends and axes name its metrics
 //! us_per_file = "per file"
 //!
-//! [[exercise]]                                # its "fix it" exercise (tools/course reads it)
-//! [predict]                                   # its predict-then-measure question (ditto)
+//! [[exercise]]                                # its "fix it" exercise: name, title, edit,
+//!                                             # test, solution, hints, and where needed dir,
+//!                                             # start-anchor, rustlings-test (course::Exercise)
+//! [predict]                                   # its predict-then-measure question:
+//!                                             # experiment, question (course::Predict)
 //! ```
 //!
 //! The manifest shapes no measured value: it is not among a record's inputs
@@ -102,13 +105,18 @@ impl Manifest {
 
     /// The machine its busy-neighbour record comes from.
     pub fn busy_machine(&self) -> String {
-        format!("{}-busy", self.machine)
+        busy_machine_of(&self.machine)
     }
 
     /// Its first page, the chapter's own.
     pub fn page(&self) -> &str {
         self.pages.first().map_or("", String::as_str)
     }
+}
+
+/// The name of `machine` beside a busy neighbour: `amd-epyc-2c-busy`.
+pub fn busy_machine_of(machine: &str) -> String {
+    format!("{machine}-busy")
 }
 
 /// Reads and checks one listing's manifest, its pages included.
@@ -161,9 +169,13 @@ pub fn read(path: &Path, name: &str) -> Result<Manifest, String> {
 }
 
 /// Every chapter's manifest, in chapter order: one for every folder under `listings/` that has
-/// one, and a listing (a folder with a `Cargo.toml`) without one is an error.
+/// one, and a listing (a folder with a `Cargo.toml`) without one is an error; none in a book
+/// without `listings/`.
 pub fn all(root: &Path) -> Result<Vec<Manifest>, String> {
     let dir = root.join("listings");
+    if !dir.exists() {
+        return Ok(Vec::new()); // a book of prose only
+    }
     let mut names: Vec<String> = std::fs::read_dir(&dir)
         .map_err(|e| format!("cannot list {}: {e}", dir.display()))?
         .flatten()

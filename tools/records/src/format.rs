@@ -16,7 +16,7 @@ pub fn format_plain(v: f64, unit: &str) -> String {
 /// "1.60–3.44×", "30.1–40.2 ms", or "900 µs–1.20 ms" where the two ends read in different units.
 pub fn format_range(lo: f64, hi: f64, unit: &str) -> String {
     let (lo, hi) = (scale(lo, unit), scale(hi, unit));
-    if lo.unit == hi.unit && lo.whole == hi.whole {
+    if lo.unit == hi.unit {
         format!("{}–{}", lo.digits(sig3), hi.text(sig3))
     } else {
         format!("{}–{}", lo.text(sig3), hi.text(sig3))
@@ -192,6 +192,7 @@ mod tests {
         assert_eq!(format_range(900e3, 1.2e6, "ns"), "900 µs–1.20 ms");
         assert_eq!(format_range(3.0, 21.0, "count"), "3–21");
         assert_eq!(format_range(512.0, 2048.0, "B"), "512 B–2.00 KiB");
+        assert_eq!(format_range(512.0, 800.5, "B"), "512–800 B");
         assert_eq!(format_plain(10.0, "µs"), "10 µs");
         assert_eq!(format_plain(4.2e6, "reads/s"), "4.2M reads/s");
     }

@@ -6,16 +6,20 @@
 //! |---|---|
 //! | `listings/<chapter>` | its `Cargo.toml`, `build.rs` and every file under `src/`, `examples/`, `benches/` |
 //! | `tools/measure-core` | the same for the measuring core: the code that runs while a cell is measured (the runner and its interleaving, statistics, load generator, noise sampler, checksums, child processes, the runtime) |
-//! | `Cargo.toml [profile]` | the workspace manifest's profiles (how every listing is compiled; Chapter 7 compares two of them) |
-//! | `Cargo.lock` | name, version and source of every registry crate `cargo run -p <chapter>` builds, as `cargo tree` resolves them from the lock file: that build's normal and build dependencies, with the features it turns on |
+//! | `Cargo.toml [profile] [workspace.package]` | the workspace manifest's profiles (how every listing is compiled; Chapter 7 compares two of them) and package settings (the edition every crate inherits) |
+//! | `Cargo.lock, with features` | name, version, source and enabled features of every registry crate `cargo run -p <chapter>` builds, as `cargo tree` resolves them from the lock file: that build's normal and build dependencies, whichever manifest turned a feature on |
 //! | `rust-toolchain.toml` | the pinned toolchain |
+//!
+//! Records made before 2026-12-04 keep `Cargo.toml [profile]` and `Cargo.lock` (versions and
+//! sources, no features, no edition) and are judged by that rule ([`Rule`]).
 //!
 //! The boundary is a crate boundary. Two workspace crates every listing builds are outside it
 //! ([`OUTSIDE`]): `measure` (the command line, the harness, provenance: what it decides, the
 //! repetitions, the seed, the parameters, the cells that run, is written into the record, and
-//! what it prints shapes no figure) and `records` (it reads, judges and prints records once their
-//! values are final; the medians it keeps beside the raw values are recomputed from them whenever
-//! a record is read). So a change to help text, report wording, a verdict or the book's display
+//! what it prints shapes no figure; the one exception, the noise sampler's first mark, is
+//! named where the harness makes it) and `records` (it reads, judges and prints records once
+//! their values are final; the medians it keeps beside the raw values are checked against them
+//! whenever a record is read). So a change to help text, report wording, a verdict or the book's display
 //! names leaves every record fresh, and a change to the timing loop stales every record it shaped.
 //! Any other workspace crate a chapter builds is hashed like `tools/measure-core`.
 //!
@@ -38,12 +42,50 @@ use std::path::{Path, PathBuf};
 /// The workspace crates that every listing builds and that cannot change a measured value: the
 /// harness around the measuring core, and the judging crate (see the module's documentation).
 pub const OUTSIDE: [&str; 2] = ["measure", "records"];
-pub const PROFILES: &str = "Cargo.toml [profile]";
-pub const LOCK: &str = "Cargo.lock";
 pub const TOOLCHAIN: &str = "rust-toolchain.toml";
+/// The workspace manifest's build settings: its profiles, and (by [`Rule::WithFeatures`]) its
+/// `[workspace.package]`, whose edition every crate inherits.
+pub const PROFILES: &str = "Cargo.toml [profile]";
+pub const SETTINGS: &str = "Cargo.toml [profile] [workspace.package]";
+/// The registry crates the chapter builds: their versions, and (by [`Rule::WithFeatures`]) the
+/// features each is built with, whichever manifest turned them on.
+pub const LOCK: &str = "Cargo.lock";
+pub const LOCK_FEATURES: &str = "Cargo.lock, with features";
 
-/// Each input that shapes `chapter`'s runs, with its hash (see the module's table).
+/// How a record's inputs were hashed. Records made before 2026-12-04 hashed the crates' versions
+/// and the profiles only ([`Rule::VersionsOnly`]), and are judged by that rule, as strictly as when
+/// they were made; every record made since hashes the features and the edition too.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rule {
+    VersionsOnly,
+    WithFeatures,
+}
+
+impl Rule {
+    /// The rule a record's inputs were hashed by.
+    pub fn of(inputs: &BTreeMap<String, String>) -> Rule {
+        if inputs.contains_key(PROFILES) || inputs.contains_key(LOCK) {
+            Rule::VersionsOnly
+        } else {
+            Rule::WithFeatures
+        }
+    }
+}
+
+/// Whether `input` is the lock file's, by either rule: it differs by design between the records
+/// of a release set.
+pub fn is_lock(input: &str) -> bool {
+    input == LOCK || input == LOCK_FEATURES
+}
+
+/// Each input that shapes `chapter`'s runs, with its hash (see the module's table), as a record
+/// made now keeps them.
 pub fn inputs(root: &Path, chapter: &str) -> io::Result<BTreeMap<String, String>> {
+    inputs_by(root, chapter, Rule::WithFeatures)
+}
+
+/// The inputs of `chapter` hashed by `rule`: what a record made by that rule is compared with.
+pub fn inputs_by(root: &Path, chapter: &str, rule: Rule) -> io::Result<BTreeMap<String, String>> {
     let mut out = BTreeMap::new();
     let listing = root.join("listings").join(chapter);
     if !listing.join("Cargo.toml").is_file() {
@@ -57,10 +99,20 @@ pub fn inputs(root: &Path, chapter: &str) -> io::Result<BTreeMap<String, String>
         out.insert(key, hash_crate(&dir)?);
     }
     let manifest = std::fs::read_to_string(root.join("Cargo.toml"))?;
-    out.insert(PROFILES.into(), profiles_hash(&manifest)?);
     let lock = std::fs::read_to_string(root.join("Cargo.lock"))?;
-    let built = registry_crates_built(root, &lock, chapter).map_err(io::Error::other)?;
-    out.insert(LOCK.into(), short(built.join("\n").as_bytes()));
+    let features = rule == Rule::WithFeatures;
+    let built = registry_crates_built(root, &lock, chapter, features).map_err(io::Error::other)?;
+    let built = short(built.join("\n").as_bytes());
+    match rule {
+        Rule::VersionsOnly => {
+            out.insert(PROFILES.into(), profiles_hash(&manifest)?);
+            out.insert(LOCK.into(), built);
+        }
+        Rule::WithFeatures => {
+            out.insert(SETTINGS.into(), settings_hash(&manifest)?);
+            out.insert(LOCK_FEATURES.into(), built);
+        }
+    }
     let toolchain = std::fs::read(root.join(TOOLCHAIN)).unwrap_or_default();
     out.insert(TOOLCHAIN.into(), short(&toolchain));
     Ok(out)
@@ -96,6 +148,16 @@ pub fn differing_inputs(mine: &crate::record::Record, book: &crate::record::Reco
     if mine.is_empty() || book.is_empty() {
         return Vec::new();
     }
+    if Rule::of(mine) != Rule::of(book) {
+        // Hashed by two rules: only the inputs both keep can be compared.
+        let common = |a: &BTreeMap<String, String>, b: &BTreeMap<String, String>| {
+            a.iter()
+                .filter(|(k, _)| b.contains_key(*k))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect::<BTreeMap<_, _>>()
+        };
+        return changed(&common(book, mine), &common(mine, book));
+    }
     changed(book, mine)
 }
 
@@ -128,8 +190,9 @@ pub fn changed_files(root: &Path, input: &str) -> Vec<String> {
 /// The paths an input hashes ([`inputs`]): a crate's files that shape it, or one file.
 fn input_paths(input: &str) -> Vec<String> {
     match input {
-        PROFILES => vec!["Cargo.toml".into()],
-        LOCK | TOOLCHAIN => vec![input.into()],
+        PROFILES | SETTINGS => vec!["Cargo.toml".into()],
+        LOCK | LOCK_FEATURES => vec![LOCK.into()],
+        TOOLCHAIN => vec![input.into()],
         dir => CRATE_FILES.iter().map(|f| format!("{dir}/{f}")).collect(),
     }
 }
@@ -162,7 +225,7 @@ pub fn stale_inputs(root: &Path, rec: &crate::record::Record) -> Result<Vec<Stri
             rec.machine.name
         ));
     }
-    let now = inputs(root, &rec.chapter)
+    let now = inputs_by(root, &rec.chapter, Rule::of(&rec.build.inputs))
         .map_err(|e| format!("cannot hash what shapes {}: {e}", rec.chapter))?;
     if combined(&now) == rec.build.listing_hash {
         return Ok(Vec::new());
@@ -176,7 +239,8 @@ pub fn stale_advice(chapter: &str, changed: &[String]) -> String {
     let mut paths: Vec<&str> = changed
         .iter()
         .map(|c| match c.as_str() {
-            PROFILES => "Cargo.toml",
+            PROFILES | SETTINGS => "Cargo.toml",
+            LOCK_FEATURES => LOCK,
             other => other,
         })
         .collect();
@@ -278,22 +342,39 @@ pub fn hash_crate(dir: &Path) -> io::Result<String> {
     Ok(hex(&h.finalize()[..8]))
 }
 
-/// The hash the `Cargo.toml [profile]` input gets from a manifest's text.
+/// The hash the `Cargo.toml [profile]` input gets from a manifest's text ([`Rule::VersionsOnly`]).
 pub fn profiles_hash(manifest: &str) -> io::Result<String> {
-    Ok(short(profiles(manifest)?.as_bytes()))
+    Ok(short(tables(manifest, &[&["profile"]])?.as_bytes()))
 }
 
-/// The `[profile]` table of a workspace manifest, written out the same way whatever its layout
-/// or comments.
-fn profiles(manifest: &str) -> io::Result<String> {
+/// The hash of the build settings ([`SETTINGS`]): the profiles and `[workspace.package]`.
+pub fn settings_hash(manifest: &str) -> io::Result<String> {
+    Ok(short(
+        tables(manifest, &[&["profile"], &["workspace", "package"]])?.as_bytes(),
+    ))
+}
+
+/// Tables of a workspace manifest, each written out the same way whatever its layout or
+/// comments; the profiles alone are written as they always were.
+fn tables(manifest: &str, paths: &[&[&str]]) -> io::Result<String> {
     let doc: toml::Table = manifest
         .parse()
         .map_err(|e| io::Error::other(format!("Cargo.toml: {e}")))?;
-    let table = doc
-        .get("profile")
-        .cloned()
-        .unwrap_or(toml::Value::Table(Default::default()));
-    toml::to_string(&table).map_err(io::Error::other)
+    let mut out = String::new();
+    for path in paths {
+        let mut value = toml::Value::Table(doc.clone());
+        for key in *path {
+            value = value
+                .get(key)
+                .cloned()
+                .unwrap_or(toml::Value::Table(Default::default()));
+        }
+        if !out.is_empty() {
+            out.push_str(&format!("\n[{}]\n", path.join(".")));
+        }
+        out.push_str(&toml::to_string(&value).map_err(io::Error::other)?);
+    }
+    Ok(out)
 }
 
 /// A package of Cargo.lock.
@@ -376,14 +457,19 @@ fn closure<'p>(
 
 /// "name version source" of every registry crate `cargo run -p <chapter>` builds, sorted: the
 /// packages `cargo tree` lists for its normal and build dependencies, with their sources from the
-/// lock file.
-fn registry_crates_built(root: &Path, lock: &str, chapter: &str) -> Result<Vec<String>, String> {
+/// lock file; with `features`, each followed by the features it is built with ("[default,fs]").
+fn registry_crates_built(
+    root: &Path,
+    lock: &str,
+    chapter: &str,
+    features: bool,
+) -> Result<Vec<String>, String> {
     let packages = parse_lock(lock)?;
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let out = std::process::Command::new(cargo)
         .current_dir(root)
         .args(["tree", "--locked", "--offline", "--quiet", "-p", chapter])
-        .args(["-e", "normal,build", "--prefix", "none", "-f", "{p}"])
+        .args(["-e", "normal,build", "--prefix", "none", "-f", "{p} [{f}]"])
         .output()
         .map_err(|e| format!("cannot run cargo tree: {e}"))?;
     if !out.status.success() {
@@ -400,10 +486,18 @@ fn registry_crates_built(root: &Path, lock: &str, chapter: &str) -> Result<Vec<S
             continue;
         };
         let version = version.strip_prefix('v').unwrap_or(version);
+        let enabled = line
+            .rfind('[')
+            .and_then(|at| line[at..].find(']').map(|end| &line[at..at + end + 1]))
+            .unwrap_or("[]");
         match packages.get(&format!("{name} {version}")) {
             Some(p) => {
                 if let Some(source) = &p.source {
-                    built.insert(format!("{} {} {source}", p.name, p.version));
+                    built.insert(if features {
+                        format!("{} {} {source} {enabled}", p.name, p.version)
+                    } else {
+                        format!("{} {} {source}", p.name, p.version)
+                    });
                 }
             }
             None => {
@@ -509,7 +603,7 @@ pub(crate) mod tests {
         };
         write(
             "Cargo.toml",
-            "[workspace]\nresolver = \"3\"\nmembers = [\"listings/*\", \"tools/*\"]\n\n# how listings build\n[profile.dev]\nopt-level = 3\n",
+            "[workspace]\nresolver = \"3\"\nmembers = [\"listings/*\", \"tools/*\"]\n\n[workspace.package]\nedition = \"2024\"\n\n# how listings build\n[profile.dev]\nopt-level = 3\n",
         );
         write("rust-toolchain.toml", "[toolchain]\nchannel = \"1.95.0\"\n");
         write(
@@ -585,8 +679,8 @@ pub(crate) mod tests {
         assert_eq!(
             before.keys().map(String::as_str).collect::<Vec<_>>(),
             [
-                LOCK,
-                PROFILES,
+                LOCK_FEATURES,
+                SETTINGS,
                 "listings/ch99-demo",
                 TOOLCHAIN,
                 "tools/measure-core"
@@ -605,7 +699,13 @@ pub(crate) mod tests {
                 "run_faster",
                 "tools/measure-core",
             ),
-            ("Cargo.toml", "opt-level = 3", "opt-level = 2", PROFILES),
+            ("Cargo.toml", "opt-level = 3", "opt-level = 2", SETTINGS),
+            (
+                "Cargo.toml",
+                "edition = \"2024\"",
+                "edition = \"2021\"",
+                SETTINGS,
+            ),
             ("rust-toolchain.toml", "1.95.0", "1.96.0", TOOLCHAIN),
         ];
         for (path, from, to, input) in cases {
@@ -619,6 +719,26 @@ pub(crate) mod tests {
                 combined(&inputs(root, "ch99-demo").unwrap())
             );
         }
+        // A feature of a crate the listing builds, turned on by a manifest outside the boundary
+        // (the harness's): that crate is built otherwise, so the record must say so.
+        edit(
+            root,
+            "tools/measure/Cargo.toml",
+            "records = { path = \"../records\" }\n",
+            "records = { path = \"../records\" }\nfutures-util = { version = \"=0.3.34\", default-features = false, features = [\"io\"] }\n",
+        );
+        cargo(root, &["update", "--workspace", "--offline"]);
+        let now = inputs(root, "ch99-demo").unwrap();
+        assert_eq!(changed(&before, &now), vec![LOCK_FEATURES.to_string()]);
+        // Undone, the record is fresh again.
+        edit(
+            root,
+            "tools/measure/Cargo.toml",
+            "futures-util = { version = \"=0.3.34\", default-features = false, features = [\"io\"] }\n",
+            "",
+        );
+        cargo(root, &["update", "--workspace", "--offline"]);
+        assert_eq!(before, inputs(root, "ch99-demo").unwrap());
         // Another version of a crate the listing builds, in the lock file only.
         let lock = std::fs::read_to_string(root.join(LOCK)).unwrap();
         let other = if lock.contains("pin-project-lite\"\nversion = \"0.2.18\"") {
@@ -640,7 +760,39 @@ pub(crate) mod tests {
         // A fresh machine may not have that version yet: `cargo tree` runs offline.
         cargo(root, &["fetch"]);
         let now = inputs(root, "ch99-demo").unwrap();
-        assert_eq!(changed(&before, &now), vec![LOCK.to_string()]);
+        assert_eq!(changed(&before, &now), vec![LOCK_FEATURES.to_string()]);
+    }
+
+    #[test]
+    fn a_record_made_by_the_older_rule_is_judged_by_it() {
+        let ws = workspace();
+        let root = ws.path();
+        let old = inputs_by(root, "ch99-demo", Rule::VersionsOnly).unwrap();
+        assert_eq!(Rule::of(&old), Rule::VersionsOnly);
+        assert!(old.contains_key(LOCK) && old.contains_key(PROFILES));
+        assert_eq!(
+            Rule::of(&inputs(root, "ch99-demo").unwrap()),
+            Rule::WithFeatures
+        );
+        // The edition is not among the old rule's inputs; the profiles are.
+        edit(
+            root,
+            "Cargo.toml",
+            "edition = \"2024\"",
+            "edition = \"2021\"",
+        );
+        assert_eq!(
+            old,
+            inputs_by(root, "ch99-demo", Rule::VersionsOnly).unwrap()
+        );
+        edit(root, "Cargo.toml", "opt-level = 3", "opt-level = 2");
+        assert_eq!(
+            changed(
+                &old,
+                &inputs_by(root, "ch99-demo", Rule::VersionsOnly).unwrap()
+            ),
+            vec![PROFILES.to_string()]
+        );
     }
 
     #[test]

@@ -93,6 +93,38 @@ pub fn unrecorded_changes(old: &Claims, new: &Claims) -> Vec<String> {
     out
 }
 
+/// What `new` adds without its time: a claim that `old` lacks (and that is not an old claim
+/// renamed) without its `added` time, and a history entry `old` lacks whose date has no time of
+/// day. A claim is judged on a record made after it, and only these times say when it was
+/// written or restated, to the minute.
+pub fn untimed(old: &Claims, new: &Claims) -> Vec<String> {
+    let timed = |d: &str| d.contains('T');
+    let mut out = Vec::new();
+    for n in &new.claims {
+        let before = old
+            .get(&n.id)
+            .or_else(|| n.history.last().and_then(|c| old.get(&c.was.id)));
+        match before {
+            None if !n.added.as_deref().is_some_and(timed) => out.push(format!(
+                "`{}` is new without its `added` time (`added = \"YYYY-MM-DDTHH:MMZ\"`, UTC): a claim is judged on a record made after it",
+                n.id
+            )),
+            Some(o) => {
+                for e in n.history.iter().skip(o.history.len()) {
+                    if !timed(&e.date) {
+                        out.push(format!(
+                            "`{}`: its history entry of {} has no time of day (`date = \"{}THH:MMZ\"`, UTC)",
+                            n.id, e.date, e.date
+                        ));
+                    }
+                }
+            }
+            None => {}
+        }
+    }
+    out
+}
+
 /// What differs between two versions of a claim, in words: "bound", "cells", "sentence".
 pub fn differences(was: &Claim, now: &Claim) -> Vec<String> {
     use crate::claims::Test;
@@ -136,6 +168,30 @@ pub fn differences(was: &Claim, now: &Claim) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_new_claim_and_a_new_entry_need_their_time() {
+        let old = Claims::parse("format = 2\n").unwrap();
+        let claim = "format = 2\n\n[[claim]]\nid = \"new-one\"\nsays = \"s\"\nvalue = \"e/1/v/m\"\nat-most = 1\n";
+        let problems = untimed(&old, &Claims::parse(claim).unwrap());
+        assert_eq!(problems.len(), 1);
+        assert!(problems[0].contains("`new-one` is new without its `added` time"));
+        let day = claim.replace("at-most = 1\n", "at-most = 1\nadded = \"2026-12-04\"\n");
+        assert_eq!(untimed(&old, &Claims::parse(&day).unwrap()).len(), 1);
+        let timed = claim.replace(
+            "at-most = 1\n",
+            "at-most = 1\nadded = \"2026-12-04T10:00Z\"\n",
+        );
+        assert!(untimed(&old, &Claims::parse(&timed).unwrap()).is_empty());
+        let same = Claims::parse(claim).unwrap();
+        assert!(untimed(&same, &same).is_empty());
+        let restated = claim.replace("at-most = 1\n", "at-most = 2\n\n[[claim.history]]\ndate = \"2026-12-04\"\ncause = \"review\"\nfigures = \"f\"\nwhy = \"w\"\nwas = { at-most = 1 }\n");
+        let problems = untimed(&same, &Claims::parse(&restated).unwrap());
+        assert!(
+            problems.len() == 1 && problems[0].contains("no time of day"),
+            "{problems:?}"
+        );
+    }
     use super::*;
     use crate::claims::Kind;
 

@@ -1,7 +1,8 @@
-//! One judge: a claim on a record, with the rules of the record's role. The build's `claim`
-//! directive, `book check`, the end-of-run report, the Machines page and the releases page all
-//! call [`judge`] (or [`Tally::of`], which calls it) and show what it returns; none has rules of its
-//! own.
+//! One judge: a claim on a record, with the rules of the record's role. The build's `claim` and
+//! `busy` directives, `book check`, the claims test on the real records, the harness's broken
+//! invariants and the end-of-run report call [`judge`]; none has rules of its own. The pages that
+//! show a claim on many machines (the Machines page, the releases page) show the outcome alone
+//! ([`Claim::check`], which `judge` returns too), and every count of verdicts is a [`Tally`].
 //!
 //! The rules, by the record's [`Role`]:
 //! - on the book's machine for the chapter (its manifest's `machine`), every conclusion is held
@@ -109,7 +110,7 @@ fn breach(claim: &Claim, o: &Outcome, created: &str, role: Role) -> Option<Breac
     if let Some(since) = claim.since()
         && role == Role::Reference
         && claim.kind == Kind::Conclusion
-        && since > created
+        && moment(since, true) > moment(created, false)
     {
         return Some(Breach::Restated {
             since: since.to_string(),
@@ -126,6 +127,32 @@ fn breach(claim: &Claim, o: &Outcome, created: &str, role: Role) -> Option<Breac
         }
         _ => None,
     }
+}
+
+/// A time as `(year, month, day, hour, minute, second)`: a claim's dates are `YYYY-MM-DD` or
+/// `YYYY-MM-DDTHH:MMZ`, a record's `created` `YYYY-MM-DDTHH:MM:SSZ`, all UTC. A minute a claim
+/// was restated in runs to its last second (`late`): `T16:44Z` comes after `T16:44:30Z`, which
+/// as text it would not. A date alone is the start of its day, as it has always been read: the
+/// entries written before times were asked for carry one, and `book history` asks every new one
+/// for its time.
+fn moment(text: &str, late: bool) -> (u32, u32, u32, u32, u32, u32) {
+    let number = |from: usize, len: usize| -> u32 {
+        text.get(from..from + len)
+            .and_then(|t| t.parse().ok())
+            .unwrap_or(0)
+    };
+    let (y, mo, d) = (number(0, 4), number(5, 2), number(8, 2));
+    if text.len() <= 10 {
+        return (y, mo, d, 0, 0, 0);
+    }
+    let seconds = if text.as_bytes().get(16) == Some(&b':') {
+        number(17, 2)
+    } else if late {
+        59
+    } else {
+        0
+    };
+    (y, mo, d, number(11, 2), number(14, 2), seconds)
 }
 
 /// Verdicts counted, conclusions and invariants apart: the one tally every page and report shows.
@@ -281,6 +308,16 @@ mod tests {
         assert_eq!(breach_of("stall", &before, Role::Other), None);
         let after = record(2000.0, 50.0, 0.0, "2026-12-03T00:00:00Z");
         assert_eq!(breach_of("stall", &after, Role::Reference), None);
+    }
+
+    #[test]
+    fn times_compare_as_times_not_as_text() {
+        let m = |t: &str| moment(t, true);
+        assert!(m("2026-12-01") < moment("2026-12-01T18:03:00Z", false));
+        assert!(m("2026-12-02") > moment("2026-12-01T18:03:00Z", false));
+        assert!(m("2026-12-01T16:44Z") < moment("2026-12-01T16:45:00Z", false));
+        assert!(m("2026-12-01T16:44Z") > moment("2026-12-01T16:44:30Z", false));
+        assert!(m("2026-11-30") < moment("2026-12-01T00:00:00Z", false));
     }
 
     #[test]

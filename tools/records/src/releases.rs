@@ -224,31 +224,80 @@ pub fn set(root: &Path, machine: &str, chapter: &str) -> Result<Set, String> {
     Ok(out)
 }
 
-/// What keeps a set from being judged as one: the inputs (`records::freshness`) that differ
-/// between its records, each named with the releases on either side. The lock file's input is
-/// left out: it differs by design, each release having its own.
+/// What keeps a set from being judged as one, each named with the releases on either side:
+/// - an input (`records::freshness`) that differs between its records, the lock file's aside
+///   (it differs by design, each release having its own);
+/// - what the harness decided and wrote into each record, outside those inputs: the parameters,
+///   the repetitions, the compiler and optimisation level, the processor and its CPUs;
+/// - a crate the chapter's records name at two versions, where no release of the set pins it
+///   (Tokio aside): the rest of the lock file must not move between releases.
 pub fn set_problems(set: &Set) -> Vec<String> {
-    let shaping = |rec: &crate::record::Record| {
-        let mut inputs = rec.build.inputs.clone();
-        inputs.remove(crate::freshness::LOCK);
-        inputs
-    };
     let Some((first, first_rec)) = set.first() else {
         return Vec::new();
     };
+    let pinned: std::collections::BTreeSet<&str> = set
+        .iter()
+        .flat_map(|(r, _)| r.crates.keys().map(String::as_str))
+        .chain(["tokio"])
+        .collect();
     let mut problems = Vec::new();
     for (release, rec) in &set[1..] {
-        let changed = crate::freshness::changed(&shaping(first_rec), &shaping(rec));
-        if !changed.is_empty() {
+        let mut differ = crate::freshness::changed(&shaping(first_rec), &shaping(rec));
+        differ.extend(
+            facts(first_rec)
+                .into_iter()
+                .zip(facts(rec))
+                .filter(|(a, b)| a != b)
+                .map(|(a, _)| a.0.to_string()),
+        );
+        let names: std::collections::BTreeSet<&String> = first_rec
+            .build
+            .crates
+            .keys()
+            .chain(rec.build.crates.keys())
+            .collect();
+        differ.extend(
+            names
+                .into_iter()
+                .filter(|n| !pinned.contains(n.as_str()))
+                .filter(|n| first_rec.build.crates.get(*n) != rec.build.crates.get(*n))
+                .map(|n| format!("the version of {n}")),
+        );
+        if !differ.is_empty() {
             problems.push(format!(
                 "{} differs between its Tokio {} and {} records",
-                changed.join(", "),
+                differ.join(", "),
                 first.tokio,
                 release.tokio
             ));
         }
     }
     problems
+}
+
+/// A record's inputs but the lock file's.
+fn shaping(rec: &crate::record::Record) -> BTreeMap<String, String> {
+    let mut inputs = rec.build.inputs.clone();
+    inputs.retain(|k, _| !crate::freshness::is_lock(k));
+    inputs
+}
+
+/// What the harness wrote into a record about how it ran, by name, as text to compare.
+fn facts(rec: &crate::record::Record) -> Vec<(&'static str, String)> {
+    let m = &rec.machine;
+    vec![
+        ("the parameters", format!("{:?}", rec.params)),
+        (
+            "the repetitions",
+            format!("{} {:?}", rec.reps, rec.experiment_reps),
+        ),
+        ("the compiler", rec.build.rustc.clone()),
+        ("the optimisation level", rec.build.opt_level.clone()),
+        (
+            "the processor",
+            format!("{} ({} CPUs)", m.cpu_model, m.available_parallelism),
+        ),
+    ]
 }
 
 /// The commits that measured a set, oldest run first (several when nothing that shapes the
@@ -269,16 +318,30 @@ pub fn set_commits(set: &Set) -> Vec<String> {
 }
 
 /// Whether a set was measured with what the working tree would measure it with now: the same
-/// inputs, the lock file's aside (a release's lock input is hashed in its own workspace).
+/// inputs (the lock file's aside: a release's is hashed in its own workspace), and the chapter's
+/// crates at the versions the book's lock file has now, those a release pins and Tokio aside.
 pub fn set_is_current(root: &Path, set: &Set) -> Result<bool, String> {
     let Some((_, rec)) = set.first() else {
         return Ok(true);
     };
-    let mut now = crate::freshness::inputs(root, &rec.chapter).map_err(|e| e.to_string())?;
-    now.remove(crate::freshness::LOCK);
-    let mut then = rec.build.inputs.clone();
-    then.remove(crate::freshness::LOCK);
-    Ok(now == then)
+    let rule = crate::freshness::Rule::of(&rec.build.inputs);
+    let mut now =
+        crate::freshness::inputs_by(root, &rec.chapter, rule).map_err(|e| e.to_string())?;
+    now.retain(|k, _| !crate::freshness::is_lock(k));
+    if now != shaping(rec) {
+        return Ok(false);
+    }
+    let lock = std::fs::read_to_string(root.join("Cargo.lock"))
+        .map_err(|e| format!("cannot read Cargo.lock: {e}"))?;
+    let locked = crate::lockfile::versions(&lock);
+    Ok(set.iter().all(|(release, rec)| {
+        rec.build.crates.iter().all(|(name, version)| {
+            name == "tokio"
+                || name == "measure"
+                || release.crates.contains_key(name)
+                || locked.get(name) == Some(version)
+        })
+    }))
 }
 
 /// Why a release record cannot be shown beside its set's other records, if so: what differs

@@ -263,11 +263,10 @@ pub(super) fn claims_list(data: &Data, d: &Claims) -> Result<String, String> {
     };
     let conclusions: Vec<(bool, String)> = claims.conclusions().map(entry).collect();
     let invariants: Vec<(bool, String)> = claims.invariants().map(entry).collect();
-    let held = conclusions.iter().filter(|(h, _)| *h).count();
     let mut html = format!(
-        "<div class=\"claims-list\">\n<p class=\"claims-total\">On {}: {held} of {} conclusions held.</p>\n<ol class=\"claims\">\n",
+        "<div class=\"claims-list\">\n<p class=\"claims-total\">On {}: {}.</p>\n<ol class=\"claims\">\n",
         esc(&r.machine),
-        conclusions.len()
+        held_of(&Tally::of(&claims, &r.record))
     );
     for (_, li) in &conclusions {
         html.push_str(li);
@@ -398,10 +397,9 @@ pub(super) fn verdict_summary(data: &Data, d: &VerdictSummary) -> Result<String,
         return Ok(String::new());
     }
     let mut html = format!(
-        "<p class=\"verdict-summary\"><strong>On {}: {} of {} conclusions held.</strong>",
+        "<p class=\"verdict-summary\"><strong>On {}: {}.</strong>",
         esc(&r.machine),
-        tally.held,
-        tally.judged()
+        held_of(&tally)
     );
     if failed.is_empty() {
         html.push_str("</p>\n");
@@ -435,7 +433,18 @@ pub(super) fn busy(data: &Data, d: &Busy) -> Result<String, String> {
         let href = claim_href(data, record, id);
         let mut cells = String::new();
         for rec in &records {
-            let o = c.check(rec);
+            // Judged by the rules of each record's role, as `book check` judges them.
+            let judgement = judge(c, rec, data.role(&rec.machine.name, record));
+            if let Some(why) = &judgement.breach {
+                return Err(format!(
+                    "{} `{id}` on {}: {} [{}]",
+                    c.kind.name(),
+                    rec.machine.name,
+                    judgement.outcome.summary(),
+                    why.text()
+                ));
+            }
+            let o = judgement.outcome;
             let (class, sign) = verdict_mark(&o.verdict).unwrap_or(("not-checked", "–"));
             let figure = match &href {
                 Some(h) => format!(
@@ -549,6 +558,16 @@ pub(super) fn verdicts(data: &Data, d: &Verdicts) -> Result<String, String> {
         "<span class=\"verdicts\" title=\"on {}\">{text}</span>",
         esc(&r.machine)
     ))
+}
+
+/// "15 of 17 conclusions held", with those the record could not judge: what a chapter's first
+/// screen and its list of claims both say.
+fn held_of(t: &Tally) -> String {
+    let mut s = format!("{} of {} conclusions held", t.held, t.judged());
+    if t.not_checked > 0 {
+        s.push_str(&format!(" ({} not measured there)", t.not_checked));
+    }
+    s
 }
 
 /// A figure of a claim, as a link to its entry in its chapter's list (its sentence, bound and

@@ -361,7 +361,7 @@ fn measured_with(commits: &[String], current: bool) -> String {
     let since = if current {
         ""
     } else {
-        " The chapter's code has changed since: its releases stay comparable with one another, all measured with that code, but not with the chapter's own figures."
+        " The chapter's code or crates have changed since: its releases stay comparable with one another, all measured alike, but not with the chapter's own figures."
     };
     format!("{at}.{since}")
 }
