@@ -121,7 +121,9 @@ fn main() {
         Command::Pdf { paper, no_build } => pdf::print(&root, paper, !no_build).map(|_| ()),
         Command::Browse { dir } => browser::run(&dir.unwrap_or_else(|| root.join("book"))),
         Command::Outputs { update } => outputs::check(&root, update),
-        Command::Check { files } if files.is_empty() => claims::check_all(&root),
+        Command::Check { files } if files.is_empty() => {
+            claims::check_all(&root).and_then(|()| chapters::check_first_serve(&root))
+        }
         Command::Check { files } => claims::validate_files(&files),
         Command::History => history::check(&root),
         Command::Rehash => rehash::rehash(&root),
