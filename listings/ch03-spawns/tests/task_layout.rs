@@ -1,5 +1,5 @@
 //! What one `tokio::spawn` allocates, recorded by a global allocator that notes every layout
-//! while a flag is up: one allocation holds the whole task (header, future, trailer), and on
+//! the test's thread allocates while its flag is up: one allocation holds the whole task (header, future, trailer), and on
 //! x86_64 and aarch64 it is aligned to 128 bytes (`repr(align(128))` on `Cell` in tokio's
 //! `runtime/task/core.rs`), so its size is a multiple of 128.
 
@@ -10,14 +10,16 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::sync::Arc;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::AtomicUsize;
 use tokio::sync::Semaphore;
 
 struct Recording;
 
-static RECORDING: AtomicBool = AtomicBool::new(false);
 static SEEN: Mutex<Vec<(usize, usize)>> = Mutex::new(Vec::new());
 thread_local! {
+    /// This thread records: the spawns under test run on it (a current-thread runtime), and the
+    /// test harness's other threads, printing the other test's result, are left out.
+    static RECORDING: Cell<bool> = const { Cell::new(false) };
     /// This thread is noting an allocation: the note's own allocations are not noted (a flag per
     /// thread, so that no other thread can turn recording back on under a lock holder).
     static NOTING: Cell<bool> = const { Cell::new(false) };
@@ -27,7 +29,7 @@ static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 unsafe impl GlobalAlloc for Recording {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if RECORDING.load(Ordering::SeqCst) && !NOTING.with(|n| n.replace(true)) {
+        if RECORDING.try_with(Cell::get).unwrap_or(false) && !NOTING.with(|n| n.replace(true)) {
             SEEN.lock().unwrap().push((layout.size(), layout.align()));
             NOTING.with(|n| n.set(false));
         }
@@ -55,9 +57,9 @@ fn a_task_is_one_allocation_aligned_to_a_cache_line_pair() {
     let future_bytes = std::mem::size_of_val(&future);
     SEEN.lock().unwrap().clear();
     SEEN.lock().unwrap().reserve(16);
-    RECORDING.store(true, Ordering::SeqCst);
+    RECORDING.with(|r| r.set(true));
     let handle = tokio::spawn(future);
-    RECORDING.store(false, Ordering::SeqCst);
+    RECORDING.with(|r| r.set(false));
     let seen = SEEN.lock().unwrap().clone();
     assert_eq!(seen.len(), 1, "one allocation per spawn: {seen:?}");
     let (size, align) = seen[0];
@@ -81,9 +83,9 @@ fn task_sizes(
 ) -> Vec<usize> {
     SEEN.lock().unwrap().clear();
     SEEN.lock().unwrap().reserve(64);
-    RECORDING.store(true, Ordering::SeqCst);
+    RECORDING.with(|r| r.set(true));
     rt.block_on(run);
-    RECORDING.store(false, Ordering::SeqCst);
+    RECORDING.with(|r| r.set(false));
     let seen = SEEN.lock().unwrap().clone();
     seen.iter()
         .filter(|(_, align)| *align == 128)
