@@ -203,7 +203,8 @@ const FIRST_SERVE: &str = "<!-- first-serve: written by scripts/first-serve.sh -
 /// not wait for it, since the script that measures it builds the book): an error unless the line
 /// after the first-serve mark is as `scripts/first-serve.sh --readme` writes it.
 pub fn check_first_serve(root: &Path) -> Result<()> {
-    let text = std::fs::read_to_string(root.join("README.md"))?;
+    let text = std::fs::read_to_string(root.join("README.md"))
+        .map_err(|e| anyhow::anyhow!("README.md: {e}"))?;
     if !first_serve_measured(&text) {
         bail!(
             "README.md: the time of the first serve, under `{FIRST_SERVE}`, is not as `scripts/first-serve.sh --readme` writes it (run it on an idle machine)"

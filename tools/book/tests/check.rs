@@ -61,6 +61,10 @@ fn workspace() -> tempfile::TempDir {
         ),
         ("src/ch09-x.md", "# X\n"),
         (
+            "README.md",
+            "<!-- first-serve: written by scripts/first-serve.sh --readme -->\nFrom a fresh clone, the first `cargo run -p book -- serve` had the book readable after 9 s on M (1 CPU; `scripts/first-serve.sh`, 2026-12-04, commit `abc`):\n",
+        ),
+        (
             "tools/measure/Cargo.toml",
             "[package]\nname = \"measure\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[dependencies]\nmeasure-core = { path = \"../measure-core\" }\n",
         ),

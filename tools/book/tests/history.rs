@@ -32,7 +32,7 @@ ratio = ["e/1/inline/p99", "e/1/fix/p99"]
 at-least = 2
 
 [[claim.history]]
-date = "2026-12-01"
+date = "2026-12-01T10:00Z"
 cause = "refuted"
 figures = "3.5× on the reference record"
 why = "the fix's own p99 moves with 10 ms jobs"

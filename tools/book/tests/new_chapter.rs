@@ -122,11 +122,12 @@ fn main() {
 }
 
 /// The lock file as any cargo command leaves it after a new member or dependency: the package
-/// joins it, nothing else moves.
+/// joins it, nothing else moves (`cargo update --workspace` reads the index only: a machine that
+/// downloaded only its own platform's crates runs it offline).
 fn refresh_lock(root: &Path) {
     let out = Command::new(env!("CARGO"))
         .current_dir(root)
-        .args(["metadata", "--offline", "--format-version", "1"])
+        .args(["update", "--workspace", "--offline"])
         .output()
         .unwrap();
     assert!(

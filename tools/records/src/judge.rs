@@ -1,8 +1,10 @@
-//! One judge: a claim on a record, with the rules of the record's role. The build's `claim` and
-//! `busy` directives, `book check`, the claims test on the real records, the harness's broken
-//! invariants and the end-of-run report call [`judge`]; none has rules of its own. The pages that
-//! show a claim on many machines (the Machines page, the releases page) show the outcome alone
-//! ([`Claim::check`], which `judge` returns too), and every count of verdicts is a [`Tally`].
+//! One judge: a claim on a record, with the rules of the record's role. Every place that shows a
+//! verdict calls [`judge`] and shows what it returns, and none has rules of its own: the build's
+//! directives (`claim`, `busy`, `claims`, `verdicts`, `verdict-summary`, the Machines page, the
+//! releases page), `book check`, the claims test on the real records, the harness's broken
+//! invariants and the end-of-run report. Every count of verdicts is a [`Tally`]. The build fails
+//! where a page states a claim (`claim`, `busy`) that breaks the rules of its record's role, and
+//! `book check` wherever one does.
 //!
 //! The rules, by the record's [`Role`]:
 //! - on the book's machine for the chapter (its manifest's `machine`), every conclusion is held

@@ -232,7 +232,7 @@ pub(super) fn claims_list(data: &Data, d: &Claims) -> Result<String, String> {
     let record = d.which.record.as_str();
     let claims = data.claims(record)?;
     let entry = |c: &measure::claims::Claim| {
-        let outcome = c.check(&r.record);
+        let outcome = judge(c, &r.record, data.role(&r.machine, record)).outcome;
         let (class, sign) = verdict_mark(&outcome.verdict).unwrap_or(("not-checked", "–"));
         let figure = match &outcome.verdict {
             Verdict::Missing(why) => esc(why),
@@ -369,7 +369,7 @@ pub(super) fn verdict_summary(data: &Data, d: &VerdictSummary) -> Result<String,
     let mut failed = Vec::new();
     let mut tally = Tally::default();
     for c in claims.conclusions() {
-        let outcome = c.check(&r.record);
+        let outcome = judge(c, &r.record, data.role(&r.machine, record)).outcome;
         tally.add(c.kind, &outcome);
         // Not measured there: counted by the claims list, not judged here.
         let Some((class, sign)) = verdict_mark(&outcome.verdict) else {
@@ -512,10 +512,11 @@ pub(super) fn coverage(_: &Data, d: &Coverage) -> Result<String, String> {
 /// (`d`, which needs a quiet machine) of 19 conclusions; 4 of 4 invariants held".
 pub(super) fn verdicts(data: &Data, d: &Verdicts) -> Result<String, String> {
     let r = data.resolve_record_only(&d.which)?;
-    let claims = data.claims(&d.which.record)?;
+    let record = d.which.record.as_str();
+    let claims = data.claims(record)?;
     let (mut tally, mut not_shown, mut refuted) = (Tally::default(), Vec::new(), Vec::new());
     for c in &claims.claims {
-        let outcome = c.check(&r.record);
+        let outcome = judge(c, &r.record, data.role(&r.machine, record)).outcome;
         tally.add(c.kind, &outcome);
         let named = if c.quiet {
             format!("<code>{}</code> (quiet)", esc(&c.id))

@@ -9,7 +9,7 @@ use crate::esc;
 use measure::claims::Verdict;
 use measure::format::format_plain;
 use measure::record::Record;
-use records::judge::Tally;
+use records::judge::{Tally, judge};
 use serde::Deserialize;
 
 /// `class`: every machine under `data/` side by side, for `records=` (every chapter's unless
@@ -99,7 +99,10 @@ pub(super) fn class(data: &Data, d: &Class) -> Result<String, String> {
             .map(|c| {
                 present
                     .iter()
-                    .map(|(_, r)| r.as_ref().ok().map(|r| c.check(r)))
+                    .map(|(machine, r)| {
+                        let role = data.role(machine, record);
+                        r.as_ref().ok().map(|r| judge(c, r, role).outcome)
+                    })
                     .collect()
             })
             .collect();

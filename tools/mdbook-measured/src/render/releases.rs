@@ -18,6 +18,7 @@ use crate::esc;
 use measure::claims::Verdict;
 use measure::claims::{Claim, Outcome};
 use measure::record::Record;
+use records::judge::{Role, judge};
 use records::releases::{self, Explanation, Release};
 use serde::Deserialize;
 use std::rc::Rc;
@@ -114,7 +115,7 @@ impl Matrix {
         let mut out = Vec::new();
         for r in &self.releases {
             if let OnRelease::Measured(rec) = self.on(data, r, record)? {
-                out.push((r, claim.check(&rec)));
+                out.push((r, judge(claim, &rec, Role::Other).outcome));
             }
         }
         Ok(out)
@@ -438,7 +439,7 @@ fn cell(data: &Data, record: &str, claim: &Claim, r: &Release, state: &OnRelease
             cell_px("not yet", ""),
         ),
         OnRelease::Measured(rec) => {
-            let o = claim.check(rec);
+            let o = judge(claim, rec, Role::Other).outcome;
             let (cell, shown, range) =
                 outcome_cell(data, record, claim, &o, &format!("on Tokio {}", r.tokio));
             (cell, cell_px(&shown, &range))
@@ -668,7 +669,7 @@ pub(super) fn releases_chart(data: &Data, d: &ReleasesChart) -> Result<String, S
     for r in &m.releases {
         let point = match m.on(data, r, record)? {
             OnRelease::Measured(rec) => {
-                let o = claim.check(&rec);
+                let o = judge(claim, &rec, Role::Other).outcome;
                 unit_of.get_or_insert_with(|| rec.clone());
                 claim_median(&o).map(|median| {
                     let (min, max) = o
