@@ -33,8 +33,6 @@ for dir in "${listings[@]}"; do
 done
 machine=$(cargo run -q -p ch01-blocking -- --print-machine "${args[@]}" 2>/dev/null | tail -n 1)
 if [ ${#mode[@]} -gt 0 ] && [ -n "$machine" ]; then
-    # What in this machine shapes the records, beside them (the Machines page shows it).
-    scripts/machine-info.sh "$machine" || echo "machine-info.sh failed; the records stand" >&2
     echo
     echo "Read the book with these figures, and see which of its claims held here:"
     echo "  cargo run -p book -- serve --machine $machine"

@@ -61,7 +61,7 @@ kinds! {
     Machine(provenance::Machine) => provenance::machine, "machine",
         "{{#measure machine record=ch01-blocking field=cores}}";
     Topology(provenance::Topology) => provenance::topology, "topology",
-        "{{#measure topology machine=amd-epyc-2c}}";
+        "{{#measure topology machines=amd-epyc-2c,intel-xeon-2c}}";
     Claim(claims::Claim) => claims::claim, "claim",
         "{{#measure claim record=ch01-blocking id=inline-stalls-at-workers}}";
     Claims(claims::Claims) => claims::claims_list, "claims",

@@ -68,13 +68,15 @@ fn errors_name_the_directive_and_what_is_available() {
         "{e}"
     );
 
-    let e = error_of("{{#measure topology machine=old-machine}}");
+    let e = error_of("{{#measure topology machines=old-machine}}");
     assert!(
         e.contains("data/old-machine/machine.toml")
-            && e.contains("scripts/machine-info.sh old-machine"),
+            && e.contains("no record in data/old-machine carries its machine's facts"),
         "{e}"
     );
-    let e = error_of("{{#measure topology machine=reader-machine}}");
+    let e = error_of("{{#measure topology machine=test-machine}}");
+    assert!(e.contains("unknown argument `machine`"), "{e}");
+    let e = error_of("{{#measure topology machines=reader-machine}}");
     assert!(e.contains("unknown key `colour`"), "{e}");
 
     let e = error_of("{{#measure histogram record=ch99-demo}}");
@@ -473,6 +475,70 @@ fn a_run_time_is_estimated_from_the_record() {
     assert!(
         e.contains("does not keep how long its experiments took"),
         "{e}"
+    );
+}
+
+#[test]
+fn a_machines_facts_come_from_its_newest_record_and_the_differences_are_marked() {
+    // slow-machine's record carries its machine's facts; test-machine's records do not, and its
+    // machine.toml stands in.
+    let dir = with_second_machine(150.0);
+    let path = dir.path().join("data/slow-machine/ch99-demo.json");
+    let mut rec: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let facts = records::record::Facts {
+        vendor: "TestVendor".into(),
+        family_model: "family 9, model 9, stepping 1".into(),
+        cpus_online: "0-1".into(),
+        sockets: 1,
+        cores: 2,
+        threads_per_core: 1,
+        clocksource: "kvm-clock".into(),
+        timer: records::record::Timer {
+            now_cost_ns: 40.0,
+            resolution_ns: 30.0,
+        },
+        ..Default::default()
+    };
+    rec["machine"]["facts"] = serde_json::to_value(&facts).unwrap();
+    std::fs::write(&path, rec.to_string()).unwrap();
+    // One of test-machine's two records carries facts too: a column each, the older record's
+    // from machine.toml.
+    let wide = dir.path().join("data/test-machine/ch98-wide.json");
+    let mut rec: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&wide).unwrap()).unwrap();
+    rec["machine"]["facts"] = serde_json::to_value(&facts).unwrap();
+    std::fs::write(&wide, rec.to_string()).unwrap();
+    let data = Data::new(dir.path(), "test-machine")
+        .with_chapters(records::chapter::all(dir.path()).unwrap())
+        .unwrap();
+    let html = expand(
+        &data,
+        "{{#measure topology machines=test-machine,slow-machine}}",
+    )
+    .unwrap();
+    assert!(
+        html.contains("<th>test-machine: ch98-wide</th><th>test-machine: ch99-demo (machine.toml)</th><th>slow-machine: ch99-demo</th>"),
+        "{html}"
+    );
+    // The same vendor: not marked; another clock source: marked, in both columns' row.
+    assert!(
+        html.contains(
+            "<tr><td>vendor</td><td>TestVendor</td><td>TestVendor</td><td>TestVendor</td></tr>"
+        ),
+        "{html}"
+    );
+    assert!(
+        html.contains("<tr class=\"differs\"><td>clock source</td><td>kvm-clock</td><td>tsc</td><td>kvm-clock</td></tr>"),
+        "{html}"
+    );
+    assert!(
+        html.contains("<td>Instant::now</td><td>40 ns a call, steps of 30 ns</td><td><em>not recorded</em></td><td>40 ns a call, steps of 30 ns</td>"),
+        "{html}"
+    );
+    assert!(
+        html.contains("(data/slow-machine/ch99-demo.json)"),
+        "{html}"
     );
 }
 

@@ -16,6 +16,7 @@
 //! names (`measure::record`, `measure::claims`, `measure::report`, `measure::format`).
 
 pub mod cli;
+pub mod facts;
 pub mod harness;
 pub mod provenance;
 

@@ -81,6 +81,7 @@ pub fn machine_here(name: Option<String>) -> Machine {
         kernel,
         load_before: load_average(),
         load_after: [0.0; 3],
+        facts: Some(crate::facts::here()),
     }
 }
 

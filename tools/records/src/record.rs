@@ -71,6 +71,203 @@ pub struct Machine {
     /// 1, 5 and 15 minute load averages before and after the run.
     pub load_before: [f64; 3],
     pub load_after: [f64; 3],
+    /// What in the machine can shape a result, read by the harness as the run starts. Records
+    /// made before 2026-12-04 lack it; their machine's `machine.toml` stands in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub facts: Option<Facts>,
+}
+
+/// What in a machine can shape a measured result, as the guest sees it: the CPU and how its
+/// cores share caches (a lock's hand-off, two threads' speed-up), the hypervisor (which hides
+/// where the vCPUs run), the clock every timing reads and what reading it costs, the kernel's
+/// scheduler settings and CPU-vulnerability mitigations (the cost of a context switch and a
+/// system call), the C library (its allocator), and what ran before the run. A value the
+/// machine does not expose is `None`, never guessed.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Facts {
+    /// `vendor_id` in /proc/cpuinfo: "AuthenticAMD", "GenuineIntel".
+    pub vendor: String,
+    /// "family 25, model 1, stepping 1", as /proc/cpuinfo numbers them.
+    pub family_model: String,
+    /// The clock the guest reports for CPU 0 as the run starts, in MHz.
+    pub mhz: Option<f64>,
+    /// The online CPUs, as the kernel lists them ("0-1").
+    pub cpus_online: String,
+    pub sockets: u32,
+    /// Distinct (socket, core) pairs among the online CPUs.
+    pub cores: u32,
+    pub threads_per_core: u32,
+    /// Per online CPU, the CPUs that share its core (`thread_siblings_list`), "0", "1".
+    pub thread_siblings: Vec<String>,
+    /// CPU 0's caches.
+    pub caches: Vec<Cache>,
+    /// The hypervisor's CPUID signature ("KVMKVMKVM"), `None` on bare metal.
+    pub hypervisor: Option<String>,
+    /// The clock source every `Instant::now` reads ("tsc", "kvm-clock"), and the others offered.
+    pub clocksource: String,
+    pub clocksources: Vec<String>,
+    /// What reading `Instant::now` costs here and the smallest step it was seen to take.
+    pub timer: Timer,
+    /// `CONFIG_HZ` (the tick) and the preemption model the kernel was built with, from
+    /// /proc/config.gz.
+    pub tick_hz: Option<u32>,
+    pub preemption: Option<String>,
+    /// Every `/proc/sys/kernel/sched_*` setting (the base slice, where exposed, is under
+    /// /sys/kernel/debug, read when mounted).
+    pub scheduler: BTreeMap<String, String>,
+    pub base_slice_ns: Option<u64>,
+    /// The cpuidle driver and governor (how an idle vCPU waits for its next wake-up).
+    pub cpuidle: Option<String>,
+    /// `/sys/devices/system/cpu/vulnerabilities/*`: which mitigations the kernel applies.
+    pub vulnerabilities: BTreeMap<String, String>,
+    /// The kernel's command line up to the init's own arguments.
+    pub cmdline: String,
+    /// The cgroup's CPU limit (`cpu.max`), `None` where no cgroup v2 file says.
+    pub cpu_max: Option<String>,
+    /// Transparent huge pages: the chosen mode of `enabled`.
+    pub thp: Option<String>,
+    /// "glibc 2.36", or `None` off glibc.
+    pub libc: Option<String>,
+    /// Runnable tasks (`procs_running` in /proc/stat) as the run starts, this one included.
+    pub procs_running: Option<u32>,
+}
+
+/// One CPU cache as sysfs describes it.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Cache {
+    pub level: u32,
+    /// "Data", "Instruction" or "Unified".
+    pub kind: String,
+    pub size_bytes: u64,
+    /// The CPUs that share it ("0-1").
+    pub shared_with: String,
+}
+
+/// The clock a timing reads, measured as the run starts.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Timer {
+    /// The median over batches of the time one `Instant::now()` takes.
+    pub now_cost_ns: f64,
+    /// The smallest non-zero difference between two consecutive readings.
+    pub resolution_ns: f64,
+}
+
+impl Facts {
+    /// The facts as (label, value) rows, in the order a reader compares machines by.
+    pub fn rows(&self) -> Vec<(&'static str, String)> {
+        let or_unknown = |v: &Option<String>| v.clone().unwrap_or_else(|| "not exposed".into());
+        let caches = self
+            .caches
+            .iter()
+            .map(|c| {
+                let kind = match c.kind.as_str() {
+                    "Data" => "d",
+                    "Instruction" => "i",
+                    _ => "",
+                };
+                format!(
+                    "L{}{kind} {} (shared by CPUs {})",
+                    c.level,
+                    bytes(c.size_bytes),
+                    c.shared_with
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("; ");
+        let settings = |m: &BTreeMap<String, String>| {
+            m.iter()
+                .map(|(k, v)| format!("{k} {v}"))
+                .collect::<Vec<_>>()
+                .join("; ")
+        };
+        vec![
+            ("vendor", self.vendor.clone()),
+            ("family and model", self.family_model.clone()),
+            (
+                "clock at start",
+                self.mhz
+                    .map_or("not exposed".into(), |m| format!("{m:.0} MHz")),
+            ),
+            (
+                "topology",
+                format!(
+                    "CPUs {} online: {} socket(s), {} core(s), {} thread(s) per core, as the guest sees them",
+                    self.cpus_online, self.sockets, self.cores, self.threads_per_core
+                ),
+            ),
+            (
+                "thread siblings",
+                self.thread_siblings
+                    .iter()
+                    .enumerate()
+                    .map(|(cpu, s)| format!("cpu{cpu}: {s}"))
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            ),
+            ("caches (CPU 0)", caches),
+            (
+                "hypervisor",
+                self.hypervisor.clone().unwrap_or_else(|| "none".into()),
+            ),
+            (
+                "clock source",
+                if self.clocksources.is_empty() {
+                    self.clocksource.clone()
+                } else {
+                    format!(
+                        "{} (offered: {})",
+                        self.clocksource,
+                        self.clocksources.join(", ")
+                    )
+                },
+            ),
+            (
+                "Instant::now",
+                format!(
+                    "{:.0} ns a call, steps of {:.0} ns",
+                    self.timer.now_cost_ns, self.timer.resolution_ns
+                ),
+            ),
+            (
+                "scheduler tick",
+                self.tick_hz.map_or("not exposed".into(), |hz| {
+                    format!("CONFIG_HZ={hz} (a tick of {} ms)", 1000 / hz.max(1))
+                }),
+            ),
+            ("preemption", or_unknown(&self.preemption)),
+            (
+                "base slice",
+                self.base_slice_ns
+                    .map_or("not exposed (debugfs not mounted)".into(), |ns| {
+                        format!("{:.2} ms", ns as f64 / 1e6)
+                    }),
+            ),
+            ("scheduler settings", settings(&self.scheduler)),
+            ("cpuidle", or_unknown(&self.cpuidle)),
+            ("mitigations", settings(&self.vulnerabilities)),
+            ("kernel command line", self.cmdline.clone()),
+            ("cgroup CPU limit", or_unknown(&self.cpu_max)),
+            ("transparent huge pages", or_unknown(&self.thp)),
+            ("C library", or_unknown(&self.libc)),
+            (
+                "runnable at start",
+                self.procs_running
+                    .map_or("not exposed".into(), |n| format!("{n} task(s)")),
+            ),
+        ]
+    }
+}
+
+/// "32 KiB", "1 MiB": a cache size as sysfs would print it.
+fn bytes(n: u64) -> String {
+    if n >= 1 << 20 && n.is_multiple_of(1 << 20) {
+        format!("{} MiB", n >> 20)
+    } else {
+        format!("{} KiB", n >> 10)
+    }
 }
 
 /// How the measured code was built.
@@ -264,6 +461,7 @@ impl Record {
                 kernel: "6.0".into(),
                 load_before: [0.1; 3],
                 load_after: [0.2; 3],
+                facts: None,
             },
             build: Build {
                 rustc: "rustc 1.95.0".into(),

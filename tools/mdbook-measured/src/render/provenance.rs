@@ -40,12 +40,12 @@ choice! {
     }
 }
 
-/// `topology`: what shapes a machine's results, from `data/NAME/machine.toml` (the book's
-/// machine unless `machine=` names one).
+/// `topology`: what in each machine can shape its results, one column per machine
+/// (`machines=a,b`; the book's machine unless given), the rows where they differ marked.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub(crate) struct Topology {
-    machine: Option<String>,
+    machines: Option<Vec<String>>,
 }
 
 /// `machines`: which machine each chapter's figures come from (every chapter's, or `records=`).
@@ -74,15 +74,17 @@ pub(super) fn machine(data: &Data, d: &Machine) -> Result<String, String> {
     })
 }
 
-/// The rows of `data/NAME/machine.toml` (written by `scripts/machine-info.sh`), in this order.
-const TOPOLOGY: [(&str, &str); 14] = [
+/// The rows of `data/NAME/machine.toml` (written by the retired `scripts/machine-info.sh`,
+/// before records carried their machine's facts), each under the label of the fact it stands
+/// for (`Facts::rows`) or a label of its own.
+const MACHINE_TOML: [(&str, &str); 14] = [
     ("cpu_model", "CPU model"),
     ("vendor", "vendor"),
     ("family_model", "family and model"),
     ("cpus", "CPUs"),
     ("topology", "topology"),
     ("thread_siblings", "thread siblings"),
-    ("caches", "caches"),
+    ("caches", "caches (CPU 0)"),
     ("hypervisor", "hypervisor"),
     ("clocksource", "clock source"),
     ("kernel", "kernel"),
@@ -92,40 +94,150 @@ const TOPOLOGY: [(&str, &str); 14] = [
     ("recorded", "recorded"),
 ];
 
-/// What in a machine shapes its results, from `data/NAME/machine.toml`, as a two-column table.
-pub(super) fn topology(data: &Data, d: &Topology) -> Result<String, String> {
-    let machine = d.machine.as_deref().unwrap_or(data.reference());
+/// One column of the facts table: its heading and its (label, value) rows.
+type FactsColumn = (String, Vec<(String, String)>);
+
+/// One machine's facts, a column per CPU its records were measured on (one name can cover
+/// several hosts): each from the newest record on that CPU, and the records made before records
+/// carried facts from the machine's `machine.toml`, each column headed with its records.
+fn machine_facts(data: &Data, machine: &str) -> Result<Vec<FactsColumn>, String> {
+    let mut by_cpu: Vec<(std::rc::Rc<Record>, Vec<String>)> = Vec::new();
+    let mut without = Vec::new();
+    for name in data.records_or_all(None)? {
+        let Ok(rec) = data.record(machine, &name) else {
+            continue;
+        };
+        let Some(facts) = &rec.machine.facts else {
+            without.push(name);
+            continue;
+        };
+        let same_cpu = by_cpu.iter_mut().find(|(r, _)| {
+            let f = r.machine.facts.as_ref().expect("grouped for its facts");
+            (&r.machine.cpu_model, &f.vendor, &f.family_model)
+                == (&rec.machine.cpu_model, &facts.vendor, &facts.family_model)
+        });
+        match same_cpu {
+            Some((newest, names)) => {
+                names.push(name);
+                if rec.created > newest.created {
+                    *newest = rec;
+                }
+            }
+            None => by_cpu.push((rec, vec![name])),
+        }
+    }
+    let mut columns: Vec<FactsColumn> = by_cpu
+        .into_iter()
+        .map(|(rec, names)| {
+            let m = &rec.machine;
+            let facts = m.facts.as_ref().expect("grouped for its facts");
+            let mut rows = vec![("CPU model".to_string(), m.cpu_model.clone())];
+            rows.extend(facts.rows().into_iter().map(|(k, v)| (k.to_string(), v)));
+            rows.push(("kernel".into(), m.kernel.clone()));
+            rows.push((
+                "recorded".into(),
+                format!("{} (data/{machine}/{}.json)", rec.created, rec.chapter),
+            ));
+            (format!("{machine}: {}", names.join(", ")), rows)
+        })
+        .collect();
+    if without.is_empty() && !columns.is_empty() {
+        return Ok(columns);
+    }
     let path = data.root().join("data").join(machine).join("machine.toml");
-    let text = std::fs::read_to_string(&path).map_err(|e| {
-        format!(
-            "data/{machine}/machine.toml: {e} (write it on that machine with scripts/machine-info.sh {machine})"
-        )
-    })?;
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        // Older records without a note: the columns of the records that carry facts stand.
+        Err(_) if !columns.is_empty() => return Ok(columns),
+        Err(e) => {
+            return Err(format!(
+                "data/{machine}/machine.toml: {e} (and no record in data/{machine} carries its machine's facts: measure a chapter there)"
+            ));
+        }
+    };
     let table: toml::Table = text
         .parse()
         .map_err(|e| format!("data/{machine}/machine.toml: {e}"))?;
     if let Some(unknown) = table
         .keys()
-        .find(|k| !TOPOLOGY.iter().any(|(key, _)| key == k))
+        .find(|k| !MACHINE_TOML.iter().any(|(key, _)| key == k))
     {
         return Err(format!(
-            "data/{machine}/machine.toml: unknown key `{unknown}` (scripts/machine-info.sh writes {})",
-            list(&TOPOLOGY.map(|(k, _)| k.to_string()))
+            "data/{machine}/machine.toml: unknown key `{unknown}` (it has {})",
+            list(&MACHINE_TOML.map(|(k, _)| k.to_string()))
         ));
     }
-    let mut html = format!(
-        "<table class=\"measure topology\"><thead><tr><th colspan=\"2\">{}</th></tr></thead><tbody>",
-        esc(machine)
-    );
-    for (key, label) in TOPOLOGY {
-        let value = table.get(key).and_then(|v| v.as_str()).ok_or_else(|| {
-            format!("data/{machine}/machine.toml: `{key}` is missing or not a string")
-        })?;
+    let rows = MACHINE_TOML
+        .iter()
+        .map(|(key, label)| {
+            let value = table.get(*key).and_then(|v| v.as_str()).ok_or_else(|| {
+                format!("data/{machine}/machine.toml: `{key}` is missing or not a string")
+            })?;
+            Ok((label.to_string(), value.to_string()))
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    let heading = if columns.is_empty() {
+        machine.to_string()
+    } else {
+        format!("{machine}: {} (machine.toml)", without.join(", "))
+    };
+    columns.push((heading, rows));
+    Ok(columns)
+}
+
+/// What in each machine can shape its results, a column per machine (more where its records
+/// ran on more than one CPU); a row whose values differ is marked, and a fact a column's
+/// records do not carry says so.
+pub(super) fn topology(data: &Data, d: &Topology) -> Result<String, String> {
+    let machines = d
+        .machines
+        .clone()
+        .unwrap_or_else(|| vec![data.reference().to_string()]);
+    let mut headings = Vec::new();
+    let mut columns = Vec::new();
+    for m in &machines {
+        for (heading, rows) in machine_facts(data, m)? {
+            headings.push(heading);
+            columns.push(rows);
+        }
+    }
+    // Every label, in the order the first machine that has it lists it.
+    let mut labels: Vec<&str> = Vec::new();
+    for rows in &columns {
+        for (label, _) in rows {
+            if !labels.contains(&label.as_str()) {
+                labels.push(label);
+            }
+        }
+    }
+    let mut html = String::from("<table class=\"measure topology\"><thead><tr><th></th>");
+    for h in &headings {
+        html.push_str(&format!("<th>{}</th>", esc(h)));
+    }
+    html.push_str("</tr></thead><tbody>");
+    for label in labels {
+        let values: Vec<Option<&str>> = columns
+            .iter()
+            .map(|rows| {
+                rows.iter()
+                    .find(|(l, _)| l == label)
+                    .map(|(_, v)| v.as_str())
+            })
+            .collect();
+        let differs =
+            label != "recorded" && values.len() > 1 && values.iter().any(|v| *v != values[0]);
         html.push_str(&format!(
-            "<tr><td>{}</td><td>{}</td></tr>",
-            esc(label),
-            esc(value)
+            "<tr{}><td>{}</td>",
+            if differs { " class=\"differs\"" } else { "" },
+            esc(label)
         ));
+        for v in values {
+            html.push_str(&format!(
+                "<td>{}</td>",
+                v.map_or("<em>not recorded</em>".into(), esc)
+            ));
+        }
+        html.push_str("</tr>");
     }
     html.push_str("</tbody></table>\n");
     Ok(html)
@@ -343,7 +455,7 @@ mod tests {
         let e = typed("{{#measure topology record=ch01}}").err().unwrap();
         assert_eq!(
             e,
-            "unknown argument `record` for `topology` (allowed: machine)"
+            "unknown argument `record` for `topology` (allowed: machines)"
         );
         let e = typed("{{#measure provenance record=ch01 experiment=e}}")
             .err()
