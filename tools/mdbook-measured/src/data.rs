@@ -366,6 +366,34 @@ impl Data {
         &self.chapters
     }
 
+    /// The book's machines: each chapter's manifest's machine, once each, in chapter order (the
+    /// book's reference machine where there are no manifests).
+    pub fn book_machines(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        if self.chapters.is_empty() {
+            out.push(self.reference.clone());
+        }
+        for c in &self.chapters {
+            if !out.contains(&c.machine) {
+                out.push(c.machine.clone());
+            }
+        }
+        out
+    }
+
+    /// `record` on `machine` at the Tokio its reference record was built with: its own record
+    /// (`data/<machine>/`), else its record of that release in the release matrix
+    /// (`data/<machine>-tokio-<version>/`), with the folder it came from.
+    pub fn record_at_pin(&self, machine: &str, record: &str) -> Option<(Rc<Record>, String)> {
+        if let Ok(rec) = self.record(machine, record) {
+            return Some((rec, machine.to_string()));
+        }
+        let reference = self.record(self.reference_for(record), record).ok()?;
+        let tokio = reference.build.crates.get("tokio")?;
+        let folder = records::releases::folder(machine, tokio);
+        self.record(&folder, record).ok().map(|rec| (rec, folder))
+    }
+
     /// A list of records as a directive gives it (`records=a,b`), else every chapter's; an
     /// error when there is neither.
     pub fn records_or_all(&self, given: Option<&[String]>) -> Result<Vec<String>, String> {

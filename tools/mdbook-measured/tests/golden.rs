@@ -542,6 +542,63 @@ fn a_machines_facts_come_from_its_newest_record_and_the_differences_are_marked()
     );
 }
 
+#[test]
+fn the_first_screen_counts_the_other_machine_and_the_busy_neighbour_apart() {
+    // A second book machine (ch98-wide's), with ch99-demo measured there only in the release
+    // matrix at the Tokio ch99-demo pins; and ch99-demo beside a busy neighbour.
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(&fixtures(), dir.path());
+    let manifest = dir.path().join("listings/ch98-wide/chapter.toml");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(
+        &manifest,
+        text.replace("machine = \"test-machine\"", "machine = \"other-machine\""),
+    )
+    .unwrap();
+    let text =
+        std::fs::read_to_string(dir.path().join("data/test-machine/ch99-demo.json")).unwrap();
+    for folder in ["other-machine-tokio-1-54-1", "test-machine-busy"] {
+        let mut rec: serde_json::Value = serde_json::from_str(&text).unwrap();
+        rec["machine"]["name"] = folder.into();
+        std::fs::create_dir_all(dir.path().join("data").join(folder)).unwrap();
+        std::fs::write(
+            dir.path().join("data").join(folder).join("ch99-demo.json"),
+            rec.to_string(),
+        )
+        .unwrap();
+    }
+    let data = Data::new(dir.path(), "test-machine")
+        .with_chapters(records::chapter::all(dir.path()).unwrap())
+        .unwrap();
+    let html = expand(&data, "{{#measure verdict-summary record=ch99-demo}}").unwrap();
+    assert!(
+        html.contains("On other-machine (Tokio 1.54.1 in the release matrix, 5 repetitions): 2 of 3 conclusions held; refuted there: <code>demo-impossible</code> 389×."),
+        "{html}"
+    );
+    assert!(
+        html.contains(
+            "Beside a busy neighbour (test-machine-busy, 5 repetitions): 2 of 3 conclusions held"
+        ),
+        "{html}"
+    );
+    // The Machines page: the other book machine with its record at the pin, the busy twin not
+    // a machine of its own.
+    let html = expand(&data, "{{#measure class records=ch99-demo}}").unwrap();
+    assert!(
+        html.contains("<code>other-machine</code> (the book's)")
+            && html.contains("1 of 1 chapters (1 from the release matrix at the pinned Tokio)"),
+        "{html}"
+    );
+    assert!(!html.contains("<code>test-machine-busy</code>"), "{html}");
+    // In a reader's book the first screen is the reader's machine alone.
+    let reader = Data::new(dir.path(), "test-machine")
+        .with_chapters(records::chapter::all(dir.path()).unwrap())
+        .unwrap()
+        .with_reader(Some("reader-machine".into()));
+    let html = expand(&reader, "{{#measure verdict-summary record=ch99-demo}}").unwrap();
+    assert!(!html.contains("elsewhere"), "{html}");
+}
+
 /// The fixtures, with the record of ch99-demo on a second machine whose `demo` experiment took
 /// `secs` seconds (against 150 s on test-machine).
 fn with_second_machine(secs: f64) -> tempfile::TempDir {

@@ -174,7 +174,7 @@ impl Release {
     /// The data folder of this release's records on `machine`: `<machine>-tokio-1-38-2` (a
     /// machine's name is lowercase letters, digits and dashes).
     pub fn folder(&self, machine: &str) -> String {
-        format!("{machine}{MARK}{}", self.tokio.replace('.', "-"))
+        folder(machine, &self.tokio)
     }
 
     /// `target/releases/tokio-<version>`: its workspace (and, beneath, its target folder).
@@ -183,6 +183,11 @@ impl Release {
             .join("releases")
             .join(format!("tokio-{}", self.tokio))
     }
+}
+
+/// The data folder of Tokio `tokio`'s records on `machine` (see [`Release::folder`]).
+pub fn folder(machine: &str, tokio: &str) -> String {
+    format!("{machine}{MARK}{}", tokio.replace('.', "-"))
 }
 
 /// `("intel-xeon-2c", "1.38.2")` for the folder `intel-xeon-2c-tokio-1-38-2`; `None` for any

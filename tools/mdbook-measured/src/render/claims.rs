@@ -408,7 +408,84 @@ pub(super) fn verdict_summary(data: &Data, d: &VerdictSummary) -> Result<String,
         html.push_str(&failed.join("\n"));
         html.push_str("\n</ul>\n");
     }
+    html.push_str(&elsewhere(data, record, &r.machine, &claims));
     Ok(html)
+}
+
+/// The same conclusions on the book's other machines and beside the busy neighbour, each
+/// counted apart, with every one refuted there named and its figure: a headline that holds on
+/// one machine only says so on the first screen. A machine without the chapter's own record is
+/// judged on its record of the Tokio release the chapter pins (the release matrix's, with fewer
+/// repetitions, as the sentence says). Not in a reader's book, whose machine is the one shown.
+fn elsewhere(data: &Data, record: &str, shown: &str, claims: &measure::claims::Claims) -> String {
+    if data.reader().is_some() {
+        return String::new();
+    }
+    let busy = records::chapter::busy_machine_of(data.reference_for(record));
+    let mut machines = data.book_machines();
+    machines.push(busy.clone());
+    let mut lines = Vec::new();
+    for machine in machines.iter().filter(|m| *m != shown) {
+        let place = |which: &str| match (*machine == busy, which) {
+            (true, "") => "Beside a busy neighbour".to_string(),
+            (true, _) => format!("Beside a busy neighbour ({}, {which})", esc(machine)),
+            (false, "") => format!("On {}", esc(machine)),
+            (false, _) => format!("On {} ({which})", esc(machine)),
+        };
+        let Some((rec, folder)) = data.record_at_pin(machine, record) else {
+            lines.push(format!("{}: not measured yet.", place("")));
+            continue;
+        };
+        let mut tally = Tally::default();
+        let mut refuted = Vec::new();
+        for c in claims.conclusions() {
+            let outcome = judge(c, &rec, data.role(&folder, record)).outcome;
+            tally.add(c.kind, &outcome);
+            if outcome.verdict == Verdict::Refuted {
+                let quiet = if c.quiet {
+                    " (needs a quiet machine)"
+                } else {
+                    ""
+                };
+                let figure = format!("{}{quiet}", esc(&outcome.figure()));
+                refuted.push(match claim_href(data, record, &c.id) {
+                    Some(href) => format!(
+                        "<a href=\"{href}\"><code>{}</code></a> {figure}",
+                        esc(&c.id)
+                    ),
+                    None => format!("<code>{}</code> {figure}", esc(&c.id)),
+                });
+            }
+        }
+        let which = if folder == *machine {
+            format!("{} repetitions", rec.reps)
+        } else {
+            format!(
+                "Tokio {} in the release matrix, {} repetitions",
+                esc(rec.build.crates.get("tokio").map_or("?", String::as_str)),
+                rec.reps
+            )
+        };
+        let mut line = format!("{}: {}", place(&which), held_of(&tally));
+        if tally.refuted > 0 {
+            line.push_str(&format!("; refuted there: {}", refuted.join(", ")));
+        }
+        lines.push(line + ".");
+    }
+    if lines.is_empty() {
+        return String::new();
+    }
+    let every = data.class_page(record).map_or(String::new(), |page| {
+        format!(
+            " <a href=\"{}#{}\">Every claim on every machine</a>.",
+            esc(page),
+            super::class::class_anchor(record)
+        )
+    });
+    format!(
+        "<p class=\"verdict-summary elsewhere\">{}{every}</p>\n",
+        lines.join(" ")
+    )
 }
 
 /// Claims on the chapter's machine, quiet and beside a busy neighbour

@@ -46,7 +46,25 @@ impl Class {
 /// column per machine instead.
 pub(super) fn class(data: &Data, d: &Class) -> Result<String, String> {
     let records = data.records_or_all(d.records.as_deref())?;
-    let all = data.measured_machines();
+    // A book machine's busy twin is that machine beside a neighbour, not another machine: each
+    // chapter's first screen counts it apart, and a column of its own chooses it here.
+    let book_machines = data.book_machines();
+    let twins: Vec<String> = book_machines
+        .iter()
+        .map(|m| records::chapter::busy_machine_of(m))
+        .collect();
+    let mut every = data.measured_machines();
+    // A book machine measured only in the release matrix so far.
+    for m in data.release_machines() {
+        if book_machines.contains(&m) && !every.contains(&m) {
+            every.push(m);
+        }
+    }
+    let all: Vec<String> = every
+        .iter()
+        .filter(|m| !twins.contains(m))
+        .cloned()
+        .collect();
     if all.is_empty() {
         return Err("no machine folders under data/".into());
     }
@@ -60,10 +78,10 @@ pub(super) fn class(data: &Data, d: &Class) -> Result<String, String> {
         (None | Some(Columns::Machines), Some(named)) => {
             let mut chosen = Vec::new();
             for m in named {
-                if !all.iter().any(|a| a == m) {
+                if !every.iter().any(|a| a == m) {
                     return Err(format!(
                         "machines=: no machine `{m}` under data/; the machines are {}",
-                        list(&all)
+                        list(&every)
                     ));
                 }
                 chosen.push(m.to_string());
@@ -78,11 +96,26 @@ pub(super) fn class(data: &Data, d: &Class) -> Result<String, String> {
         let claims = data.claims(record)?;
         // An unreadable record is named by its path in the repository, not on this machine.
         let root = format!("{}/", data.root().display());
+        // A book machine without the chapter's own record shows its record of the Tokio the
+        // chapter pins, from the release matrix: the same listing, fewer repetitions.
+        let mut from_release = Vec::new();
         let present: Vec<(String, Result<std::rc::Rc<Record>, String>)> = machines
             .iter()
             .map(|m| {
                 let rec = data.record(m, record).map_err(|e| e.replace(&root, ""));
-                (m.clone(), rec)
+                let at_pin = match &rec {
+                    Err(e) if e.starts_with("no record") && book_machines.contains(m) => {
+                        data.record_at_pin(m, record)
+                    }
+                    _ => None,
+                };
+                match at_pin {
+                    Some((pinned, _)) => {
+                        from_release.push(m.clone());
+                        (m.clone(), Ok(pinned))
+                    }
+                    None => (m.clone(), rec),
+                }
             })
             .filter(|(_, r)| !matches!(r, Err(e) if e.starts_with("no record")))
             .collect();
@@ -111,6 +144,7 @@ pub(super) fn class(data: &Data, d: &Class) -> Result<String, String> {
             title,
             claims,
             present,
+            from_release,
             outcomes,
         });
     }
@@ -138,6 +172,8 @@ struct ClassChapter<'a> {
     title: String,
     claims: std::rc::Rc<measure::Claims>,
     present: Vec<(String, Result<std::rc::Rc<Record>, String>)>,
+    /// The machines in `present` whose record is the release matrix's at the pinned Tokio.
+    from_release: Vec<String>,
     outcomes: Vec<Vec<Option<measure::claims::Outcome>>>,
 }
 
@@ -165,7 +201,7 @@ pub(super) fn class_row_anchor(record: &str, id: &str) -> String {
 }
 
 /// The id of a chapter's heading on the Machines page.
-fn class_anchor(record: &str) -> String {
+pub(super) fn class_anchor(record: &str) -> String {
     format!("class-{}", esc(record))
 }
 
@@ -342,8 +378,17 @@ fn class_machines(
                     .collect();
                 let noise = measure::Summary::of(&noise)
                     .map_or("not recorded".into(), |s| format_plain(s.median, "%"));
+                let pinned = chapters
+                    .iter()
+                    .filter(|ch| ch.from_release.contains(machine))
+                    .count();
+                let pinned = if pinned == 0 {
+                    String::new()
+                } else {
+                    format!(" ({pinned} from the release matrix at the pinned Tokio)")
+                };
                 format!(
-                    "{}, {} CPUs; {} of {} chapters; noise {}",
+                    "{}, {} CPUs; {} of {} chapters{pinned}; noise {}",
                     first.machine.cpu_model,
                     first.machine.available_parallelism,
                     recs.len(),
@@ -353,7 +398,7 @@ fn class_machines(
             }
             None => "no readable record".into(),
         };
-        let book = if machine == data.reference() {
+        let book = if data.book_machines().contains(machine) {
             " (the book's)"
         } else {
             ""
