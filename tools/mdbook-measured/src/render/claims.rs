@@ -482,10 +482,16 @@ fn elsewhere(data: &Data, record: &str, shown: &str, claims: &measure::claims::C
             super::class::class_anchor(record)
         )
     });
-    format!(
-        "<p class=\"verdict-summary elsewhere\">{}{every}</p>\n",
-        lines.join(" ")
-    )
+    // One machine a paragraph; the link closes the last.
+    let last = lines.len() - 1;
+    lines
+        .iter()
+        .enumerate()
+        .map(|(i, line)| {
+            let link = if i == last { every.as_str() } else { "" };
+            format!("<p class=\"verdict-summary elsewhere\">{line}{link}</p>\n")
+        })
+        .collect()
 }
 
 /// Claims on the chapter's machine, quiet and beside a busy neighbour
