@@ -4,6 +4,8 @@
 //! record stale; one to the harness's help text does not; a release set is judged as one), each
 //! tested both ways in a tiny workspace of its own.
 
+mod common;
+
 use measure::Record;
 use std::path::Path;
 use std::process::Command;
@@ -148,14 +150,7 @@ fn sketch(root: &Path, machine: &str, ratios: [f64; 5], fix_us: f64, lost: f64) 
 
 /// Runs `book check` in `root`: (success, stdout).
 fn check(root: &Path) -> (bool, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_book"))
-        .arg("check")
-        .current_dir(root)
-        .output()
-        .unwrap();
-    let text =
-        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
-    (out.status.success(), text)
+    common::run_book(root, &["check"])
 }
 
 const HELD: [f64; 5] = [20.0, 25.0, 30.0, 22.0, 28.0];

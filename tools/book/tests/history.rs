@@ -2,6 +2,8 @@
 //! entry fails, in a commit and in the working tree; with its entry it passes; versions before
 //! structured histories (`format = 2`) are not judged.
 
+mod common;
+
 use std::path::Path;
 use std::process::Command;
 
@@ -82,14 +84,7 @@ fn repo() -> tempfile::TempDir {
 }
 
 fn check(root: &Path) -> (bool, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_book"))
-        .arg("history")
-        .current_dir(root)
-        .output()
-        .unwrap();
-    let text =
-        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
-    (out.status.success(), text)
+    common::run_book(root, &["history"])
 }
 
 #[test]

@@ -5,6 +5,8 @@
 //! (SUMMARY.md, the workspace's and tools/book-deps' dependencies, the README's table, the
 //! release lock files).
 
+mod common;
+
 use measure::Record;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -160,14 +162,7 @@ fn store_record(root: &Path) {
 
 /// `book build` in `root`: (success, what it printed).
 fn build(root: &Path) -> (bool, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_book"))
-        .arg("build")
-        .current_dir(root)
-        .output()
-        .unwrap();
-    let text =
-        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
-    (out.status.success(), text)
+    common::run_book(root, &["build"])
 }
 
 fn page(root: &Path, name: &str) -> String {
@@ -215,12 +210,8 @@ fn add_to_the_lists(root: &Path) {
         "src/workshop.md",
         &format!("\nAnd [its teaching notes]({CHAPTER}.md#teaching-{CHAPTER}).\n"),
     );
-    let out = Command::new(env!("CARGO_BIN_EXE_book"))
-        .args(["chapters", "--readme"])
-        .current_dir(root)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
+    let (ok, out) = common::run_book(root, &["chapters", "--readme"]);
+    assert!(ok, "{out}");
     refresh_lock(root);
 }
 
