@@ -43,6 +43,7 @@ pub fn here() -> Facts {
             .map(String::from)
             .collect(),
         timer: timer(),
+        spin_loop_ns: Some(spin_loop_ns()),
         tick_hz: config_value(&config, "CONFIG_HZ").and_then(|hz| hz.parse().ok()),
         preemption: preemption(&config),
         scheduler: settings("/proc/sys/kernel", |name| name.starts_with("sched_")),
@@ -194,6 +195,22 @@ fn timer() -> Timer {
             0.0
         },
     }
+}
+
+/// What one `std::hint::spin_loop()` costs: the median of 31 batches of 10,000.
+fn spin_loop_ns() -> f64 {
+    const CALLS: u32 = 10_000;
+    let mut batches: Vec<f64> = (0..31)
+        .map(|_| {
+            let start = Instant::now();
+            for _ in 0..CALLS {
+                std::hint::spin_loop();
+            }
+            start.elapsed().as_nanos() as f64 / f64::from(CALLS)
+        })
+        .collect();
+    batches.sort_by(f64::total_cmp);
+    batches[batches.len() / 2]
 }
 
 /// The running kernel's configuration (/proc/config.gz, read with `zcat`, or
@@ -353,5 +370,6 @@ mod tests {
         assert!(f.cores >= 1 && f.threads_per_core >= 1, "{f:?}");
         assert_eq!(f.thread_siblings.len() as u32, f.cores * f.threads_per_core);
         assert!(f.timer.now_cost_ns > 0.0 && f.timer.resolution_ns > 0.0);
+        assert!(f.spin_loop_ns.is_some_and(|ns| ns > 0.0), "{f:?}");
     }
 }

@@ -109,6 +109,11 @@ pub struct Facts {
     pub clocksources: Vec<String>,
     /// What reading `Instant::now` costs here and the smallest step it was seen to take.
     pub timer: Timer,
+    /// What one `std::hint::spin_loop()` costs (PAUSE on x86, which CPU generations price very
+    /// differently): the unit of every spin-wait in kanal, crossbeam and parking_lot. Records
+    /// made before 2026-12-04T13:30Z lack it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spin_loop_ns: Option<f64>,
     /// `CONFIG_HZ` (the tick) and the preemption model the kernel was built with, from
     /// /proc/config.gz.
     pub tick_hz: Option<u32>,
@@ -230,6 +235,11 @@ impl Facts {
                     "{:.0} ns a call, steps of {:.0} ns",
                     self.timer.now_cost_ns, self.timer.resolution_ns
                 ),
+            ),
+            (
+                "spin_loop (PAUSE)",
+                self.spin_loop_ns
+                    .map_or("not recorded".into(), |ns| format!("{ns:.1} ns a call")),
             ),
             (
                 "scheduler tick",
