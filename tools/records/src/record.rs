@@ -257,7 +257,21 @@ impl Facts {
             ),
             ("scheduler settings", settings(&self.scheduler)),
             ("cpuidle", or_unknown(&self.cpuidle)),
-            ("mitigations", settings(&self.vulnerabilities)),
+            ("mitigations", {
+                // What applies; the CPU is not affected by the rest.
+                let applied: BTreeMap<String, String> = self
+                    .vulnerabilities
+                    .iter()
+                    .filter(|(_, v)| v.as_str() != "Not affected")
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
+                let others = self.vulnerabilities.len() - applied.len();
+                match (applied.is_empty(), others) {
+                    (true, _) => format!("none ({others} not affected)"),
+                    (false, 0) => settings(&applied),
+                    (false, _) => format!("{}; {others} others: not affected", settings(&applied)),
+                }
+            }),
             ("kernel command line", self.cmdline.clone()),
             ("cgroup CPU limit", or_unknown(&self.cpu_max)),
             ("transparent huge pages", or_unknown(&self.thp)),

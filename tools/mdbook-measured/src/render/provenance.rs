@@ -94,8 +94,9 @@ const MACHINE_TOML: [(&str, &str); 14] = [
     ("recorded", "recorded"),
 ];
 
-/// One column of the facts table: its heading and its (label, value) rows.
-type FactsColumn = (String, Vec<(String, String)>);
+/// One column of the facts table: its heading, its (label, value) rows, and whether they come
+/// from a record's facts (not from an older `machine.toml`, whose wording differs).
+type FactsColumn = (String, Vec<(String, String)>, bool);
 
 /// One machine's facts, a column per CPU its records were measured on (one name can cover
 /// several hosts): each from the newest record on that CPU, and the records made before records
@@ -138,7 +139,7 @@ fn machine_facts(data: &Data, machine: &str) -> Result<Vec<FactsColumn>, String>
                 "recorded".into(),
                 format!("{} (data/{machine}/{}.json)", rec.created, rec.chapter),
             ));
-            (format!("{machine}: {}", names.join(", ")), rows)
+            (format!("{machine}: {}", names.join(", ")), rows, true)
         })
         .collect();
     if without.is_empty() && !columns.is_empty() {
@@ -177,17 +178,17 @@ fn machine_facts(data: &Data, machine: &str) -> Result<Vec<FactsColumn>, String>
         })
         .collect::<Result<Vec<_>, String>>()?;
     let heading = if columns.is_empty() {
-        machine.to_string()
+        format!("{machine} (machine.toml)")
     } else {
         format!("{machine}: {} (machine.toml)", without.join(", "))
     };
-    columns.push((heading, rows));
+    columns.push((heading, rows, false));
     Ok(columns)
 }
 
 /// What in each machine can shape its results, a column per machine (more where its records
-/// ran on more than one CPU); a row whose values differ is marked, and a fact a column's
-/// records do not carry says so.
+/// ran on more than one CPU); a row whose values differ between columns from records' facts is
+/// marked, a fact a column's records do not carry says so, and a fact no column has is left out.
 pub(super) fn topology(data: &Data, d: &Topology) -> Result<String, String> {
     let machines = d
         .machines
@@ -195,10 +196,12 @@ pub(super) fn topology(data: &Data, d: &Topology) -> Result<String, String> {
         .unwrap_or_else(|| vec![data.reference().to_string()]);
     let mut headings = Vec::new();
     let mut columns = Vec::new();
+    let mut from_facts = Vec::new();
     for m in &machines {
-        for (heading, rows) in machine_facts(data, m)? {
+        for (heading, rows, facts) in machine_facts(data, m)? {
             headings.push(heading);
             columns.push(rows);
+            from_facts.push(facts);
         }
     }
     // Every label, in the order the first machine that has it lists it.
@@ -210,7 +213,9 @@ pub(super) fn topology(data: &Data, d: &Topology) -> Result<String, String> {
             }
         }
     }
-    let mut html = String::from("<table class=\"measure topology\"><thead><tr><th></th>");
+    let mut html = String::from(
+        "<div class=\"measure-scroll\"><table class=\"measure topology\"><thead><tr><th></th>",
+    );
     for h in &headings {
         html.push_str(&format!("<th>{}</th>", esc(h)));
     }
@@ -224,8 +229,19 @@ pub(super) fn topology(data: &Data, d: &Topology) -> Result<String, String> {
                     .map(|(_, v)| v.as_str())
             })
             .collect();
-        let differs =
-            label != "recorded" && values.len() > 1 && values.iter().any(|v| *v != values[0]);
+        let recorded = |v: &&Option<&str>| v.is_some_and(|v| v != "not recorded");
+        if !values.iter().any(|v| recorded(&v)) {
+            continue;
+        }
+        // Compared only where both come from records' facts, worded alike.
+        let mut seen: Vec<&str> = values
+            .iter()
+            .zip(&from_facts)
+            .filter(|(v, facts)| **facts && recorded(v))
+            .filter_map(|(v, _)| *v)
+            .collect();
+        seen.dedup();
+        let differs = label != "recorded" && seen.len() > 1;
         html.push_str(&format!(
             "<tr{}><td>{}</td>",
             if differs { " class=\"differs\"" } else { "" },
@@ -239,7 +255,7 @@ pub(super) fn topology(data: &Data, d: &Topology) -> Result<String, String> {
         }
         html.push_str("</tr>");
     }
-    html.push_str("</tbody></table>\n");
+    html.push_str("</tbody></table></div>\n");
     Ok(html)
 }
 
