@@ -4,6 +4,7 @@
 //! from /proc and /sys as the guest sees it; what the machine does not expose stays `None`.
 
 use records::record::{Cache, Facts, Timer};
+use records::summary::Summary;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Instant;
@@ -43,7 +44,7 @@ pub fn here() -> Facts {
             .map(String::from)
             .collect(),
         timer: timer(),
-        spin_loop_ns: Some(spin_loop_ns()),
+        spin_loop_ns: Some(per_call_ns(std::hint::spin_loop)),
         tick_hz: config_value(&config, "CONFIG_HZ").and_then(|hz| hz.parse().ok()),
         preemption: preemption(&config),
         scheduler: settings("/proc/sys/kernel", |name| name.starts_with("sched_")),
@@ -165,52 +166,42 @@ fn hypervisor(cpuinfo: &str) -> Option<String> {
     Some(read("/sys/hypervisor/type").unwrap_or_else(|| "present".into()))
 }
 
-/// What one `Instant::now()` costs (median of 31 batches of 10,000 calls) and the smallest step
-/// between two consecutive readings (over 100,000 pairs).
-fn timer() -> Timer {
+/// What one call of `op` costs, in ns: the median of 31 batches of 10,000 calls.
+fn per_call_ns(op: impl Fn()) -> f64 {
     const CALLS: u32 = 10_000;
-    let mut batches: Vec<f64> = (0..31)
+    let batches: Vec<f64> = (0..31)
         .map(|_| {
             let start = Instant::now();
             for _ in 0..CALLS {
-                std::hint::black_box(Instant::now());
+                op();
             }
             start.elapsed().as_nanos() as f64 / f64::from(CALLS)
         })
         .collect();
-    batches.sort_by(f64::total_cmp);
-    let mut resolution = f64::INFINITY;
-    for _ in 0..100_000 {
-        let (a, b) = (Instant::now(), Instant::now());
-        let step = b.duration_since(a).as_nanos() as f64;
-        if step > 0.0 {
-            resolution = resolution.min(step);
-        }
-    }
+    Summary::of(&batches).map_or(0.0, |s| s.median)
+}
+
+/// What one `Instant::now()` costs and the smallest step between two consecutive readings
+/// (over 100,000 pairs).
+fn timer() -> Timer {
+    let now_cost_ns = per_call_ns(|| {
+        std::hint::black_box(Instant::now());
+    });
+    let resolution = (0..100_000)
+        .map(|_| {
+            let (a, b) = (Instant::now(), Instant::now());
+            b.duration_since(a).as_nanos() as f64
+        })
+        .filter(|step| *step > 0.0)
+        .fold(f64::INFINITY, f64::min);
     Timer {
-        now_cost_ns: batches[batches.len() / 2],
+        now_cost_ns,
         resolution_ns: if resolution.is_finite() {
             resolution
         } else {
             0.0
         },
     }
-}
-
-/// What one `std::hint::spin_loop()` costs: the median of 31 batches of 10,000.
-fn spin_loop_ns() -> f64 {
-    const CALLS: u32 = 10_000;
-    let mut batches: Vec<f64> = (0..31)
-        .map(|_| {
-            let start = Instant::now();
-            for _ in 0..CALLS {
-                std::hint::spin_loop();
-            }
-            start.elapsed().as_nanos() as f64 / f64::from(CALLS)
-        })
-        .collect();
-    batches.sort_by(f64::total_cmp);
-    batches[batches.len() / 2]
 }
 
 /// The running kernel's configuration (/proc/config.gz, read with `zcat`, or
