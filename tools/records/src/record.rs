@@ -114,6 +114,12 @@ pub struct Facts {
     /// made before 2026-12-04T13:30Z lack it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spin_loop_ns: Option<f64>,
+    /// What handing a cache line from one CPU to another costs (half of a round trip between two
+    /// threads pinned to the first two CPUs the run may use): what a lock or queue index written
+    /// by both a sender and a receiver pays per message. Records made before 2026-12-04T15:00Z
+    /// lack it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line_handoff_ns: Option<f64>,
     /// `CONFIG_HZ` (the tick) and the preemption model the kernel was built with, from
     /// /proc/config.gz.
     pub tick_hz: Option<u32>,
@@ -240,6 +246,11 @@ impl Facts {
                 "spin_loop (PAUSE)",
                 self.spin_loop_ns
                     .map_or("not recorded".into(), |ns| format!("{ns:.1} ns a call")),
+            ),
+            (
+                "cache line between two CPUs",
+                self.line_handoff_ns
+                    .map_or("not recorded".into(), |ns| format!("{ns:.0} ns a hand-off")),
             ),
             (
                 "scheduler tick",

@@ -158,6 +158,19 @@ pub(super) fn estimated_seconds(
     Ok(chosen)
 }
 
+/// Whether `rec` measured every cell (case and variant) that `full` measured in `experiments`
+/// (all of them when empty).
+fn has_every_cell(rec: &Record, full: &Record, experiments: &[&str]) -> bool {
+    let cells = |r: &Record| -> std::collections::BTreeSet<(String, String, String)> {
+        r.series
+            .iter()
+            .filter(|s| experiments.is_empty() || experiments.contains(&s.experiment.as_str()))
+            .map(|s| (s.experiment.clone(), s.case.clone(), s.variant.clone()))
+            .collect()
+    };
+    cells(full).is_subset(&cells(rec))
+}
+
 /// A duration as a reader plans with it: seconds to the nearest five under a minute, else whole
 /// minutes.
 pub(super) fn about(seconds: f64) -> String {
@@ -224,9 +237,14 @@ impl RunEstimate {
                 }
                 // A machine without this chapter, or whose record predates run times or lacks
                 // the experiment, has nothing to say about this run.
-                let Ok(rec) = data.record(&machine, record) else {
+                let Ok(other) = data.record(&machine, record) else {
                     continue;
                 };
+                // A run filtered to some of an experiment's cases took less than that experiment.
+                if !has_every_cell(&other, &rec, experiments) {
+                    continue;
+                }
+                let rec = other;
                 if let Ok(secs) = estimated_seconds(&rec, experiments, reps) {
                     machines.push((machine, scale * secs));
                 }
@@ -554,7 +572,28 @@ fn slot_exercises(data: &Data, record: &str, rec: Option<&Record>) -> Result<Str
 
 #[cfg(test)]
 mod tests {
-    use super::{RunEstimate, about_range};
+    use super::{RunEstimate, about_range, has_every_cell};
+    use records::record::Record;
+
+    #[test]
+    fn a_run_filtered_to_some_cases_says_nothing_of_the_whole_experiment() {
+        let cell = |case| {
+            (
+                "throughput",
+                case,
+                "kanal",
+                "messages_per_s",
+                "1/s",
+                &[1.0][..],
+            )
+        };
+        let full = Record::sketch("ch99-demo", "a", &[], &[cell("cap1"), cell("cap1024")]);
+        let part = Record::sketch("ch99-demo", "b", &[], &[cell("cap1")]);
+        assert!(has_every_cell(&full, &full, &[]));
+        assert!(has_every_cell(&full, &part, &["throughput"]));
+        assert!(!has_every_cell(&part, &full, &["throughput"]));
+        assert!(!has_every_cell(&part, &full, &[]));
+    }
 
     fn estimate(machines: &[(&str, f64)]) -> RunEstimate {
         RunEstimate {
