@@ -10,6 +10,7 @@ mod checks;
 mod claims;
 mod deps;
 mod doctest;
+mod headline;
 mod history;
 mod outputs;
 mod pdf;

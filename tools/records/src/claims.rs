@@ -1073,10 +1073,12 @@ pub enum Cause {
     Redesign,
     /// The bound moved toward the data without a failure.
     Loosened,
+    /// It failed on another of the book's machines (another processor), quiet there.
+    OtherMachine,
 }
 
 impl Cause {
-    const ALL: [(&'static str, Cause); 7] = [
+    const ALL: [(&'static str, Cause); 8] = [
         ("refuted", Cause::Refuted),
         ("not-shown", Cause::NotShown),
         ("busy", Cause::Busy),
@@ -1084,6 +1086,7 @@ impl Cause {
         ("invariant", Cause::Invariant),
         ("redesign", Cause::Redesign),
         ("loosened", Cause::Loosened),
+        ("other-machine", Cause::OtherMachine),
     ];
 
     fn parse(s: &str) -> Result<Cause, String> {
@@ -1107,12 +1110,16 @@ impl Cause {
             Cause::Invariant => "holds by construction",
             Cause::Redesign => "the experiment changed",
             Cause::Loosened => "bound moved without a failure",
+            Cause::OtherMachine => "refuted on another machine",
         }
     }
 
     /// Whether the data contradicted the claim (the errata the page lists first).
     pub fn after_a_failure(self) -> bool {
-        matches!(self, Cause::Refuted | Cause::NotShown | Cause::Busy)
+        matches!(
+            self,
+            Cause::Refuted | Cause::NotShown | Cause::Busy | Cause::OtherMachine
+        )
     }
 }
 

@@ -37,6 +37,10 @@ choice! {
         Cpu = "cpu",
         Cores = "cores",
         Name = "name",
+        /// What handing a cache line between the run's two CPUs cost (`Facts::line_handoff_ns`).
+        LineHandoff = "line-handoff",
+        /// What one `spin_loop()` cost (`Facts::spin_loop_ns`).
+        SpinLoop = "spin-loop",
     }
 }
 
@@ -71,7 +75,25 @@ pub(super) fn machine(data: &Data, d: &Machine) -> Result<String, String> {
         Field::Cpu => esc(&m.cpu_model),
         Field::Cores => m.available_parallelism.to_string(),
         Field::Name => esc(&m.name),
+        Field::LineHandoff => fact_ns(&r.record, "line-handoff", |f| f.line_handoff_ns)?,
+        Field::SpinLoop => fact_ns(&r.record, "spin-loop", |f| f.spin_loop_ns)?,
     })
+}
+
+/// A timing from the record's machine facts, as "84 ns"; an error naming the record where the
+/// record predates that fact.
+fn fact_ns(
+    record: &Record,
+    field: &str,
+    get: impl Fn(&measure::record::Facts) -> Option<f64>,
+) -> Result<String, String> {
+    let ns = record.machine.facts.as_ref().and_then(get).ok_or_else(|| {
+        format!(
+            "the record of {} on {} does not carry the fact `{field}` (it was made before the harness recorded it): rerun it with --save",
+            record.chapter, record.machine.name
+        )
+    })?;
+    Ok(format_plain(ns, "ns"))
 }
 
 /// The rows of `data/NAME/machine.toml` (written by the retired `scripts/machine-info.sh`,
@@ -467,7 +489,10 @@ mod tests {
         let e = typed("{{#measure machine record=ch01 field=gpu}}")
             .err()
             .unwrap();
-        assert_eq!(e, "field=`gpu`: use summary, cpu, cores or name");
+        assert_eq!(
+            e,
+            "field=`gpu`: use summary, cpu, cores, name, line-handoff or spin-loop"
+        );
         let e = typed("{{#measure topology record=ch01}}").err().unwrap();
         assert_eq!(
             e,

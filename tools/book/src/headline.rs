@@ -1,0 +1,219 @@
+//! The headline gate of `book check`: a claim that a chapter states on its first screen (the
+//! "What we found" box), in its rule or in the checklist must not be refuted on any of the book's
+//! machines. Each is judged on each machine's record of the chapter: its full record, else its
+//! record at the Tokio the book pins (the release matrix), as the chapter's verdict summary reads
+//! them. A claim that holds on one processor only belongs in the chapter's body, where it can
+//! say so, not in a headline a reader takes as true everywhere.
+
+use measure::claims::{Claims, Verdict};
+use measure::record::Record;
+use records::judge::{Role, judge};
+use std::collections::BTreeSet;
+use std::path::Path;
+
+/// Where on a page a headline claim stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Place {
+    Box,
+    Rule,
+    Checklist,
+}
+
+impl Place {
+    fn words(self) -> &'static str {
+        match self {
+            Place::Box => "its \"What we found\" box",
+            Place::Rule => "its rule",
+            Place::Checklist => "the checklist",
+        }
+    }
+}
+
+/// Every claim of `chapter` a headline states, with where: `(place, id)`.
+pub fn headline_claims(page: &str, checklist: &str, chapter: &str) -> BTreeSet<(Place, String)> {
+    let mut out = BTreeSet::new();
+    for (place, text) in [
+        (Place::Box, first_box(page)),
+        (Place::Rule, rule_section(page)),
+        (Place::Checklist, checklist),
+    ] {
+        for id in claim_ids(text, chapter) {
+            out.insert((place, id));
+        }
+    }
+    out
+}
+
+/// The page's "What we found" box: from `<div class="found">` to the next `</div>`.
+fn first_box(page: &str) -> &str {
+    let Some(start) = page.find("<div class=\"found\">") else {
+        return "";
+    };
+    let rest = &page[start..];
+    &rest[..rest.find("</div>").unwrap_or(rest.len())]
+}
+
+/// The page's `## The rule` section, to the next heading of the same level.
+fn rule_section(page: &str) -> &str {
+    let Some(start) = page.find("\n## The rule") else {
+        return "";
+    };
+    let rest = &page[start + 1..];
+    let end = rest[3..].find("\n## ").map_or(rest.len(), |e| e + 3);
+    &rest[..end]
+}
+
+/// The ids of the `claim` directives in `text` that state `chapter`'s claim on the book's own
+/// machine (a directive naming another machine quotes that machine, and says so).
+fn claim_ids(text: &str, chapter: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("{{#measure claim ") {
+        let after = &rest[at + "{{#measure claim ".len()..];
+        let Some(end) = after.find("}}") else { break };
+        let keys: Vec<(&str, &str)> = after[..end]
+            .split_whitespace()
+            .filter_map(|kv| kv.split_once('='))
+            .collect();
+        let get = |k: &str| keys.iter().find(|(key, _)| *key == k).map(|(_, v)| *v);
+        let own_machine = get("machine").is_none_or(|m| m == "reference");
+        if get("record") == Some(chapter)
+            && own_machine
+            && let Some(id) = get("id")
+        {
+            out.push(id.to_string());
+        }
+        rest = &after[end..];
+    }
+    out
+}
+
+/// The record a headline is judged on for `machine`: its full record of `chapter`, else its
+/// record at the pinned Tokio `tokio`; `None` where it has neither.
+pub fn record_for(data: &Path, machine: &str, chapter: &str, tokio: &str) -> Option<Record> {
+    let file = format!("{chapter}.json");
+    let full = data.join(machine).join(&file);
+    let at_pin = data
+        .join(records::releases::folder(machine, tokio))
+        .join(&file);
+    [full, at_pin]
+        .iter()
+        .filter(|p| p.is_file())
+        .find_map(|p| Record::load(p).ok())
+        .filter(|r| !r.quick)
+}
+
+/// Every headline claim refuted on one of `machines` (or on none of their records): one line
+/// each, naming the claim, where the page states it, the machine and the figure.
+pub fn failures(root: &Path, machines: &[String], tokio: &str) -> anyhow::Result<Vec<String>> {
+    let data = root.join("data");
+    let checklist =
+        std::fs::read_to_string(root.join("src/appendix-checklist.md")).unwrap_or_default();
+    let mut out = Vec::new();
+    for manifest in records::chapter::all(root).map_err(anyhow::Error::msg)? {
+        let chapter = &manifest.name;
+        let Ok(page) = std::fs::read_to_string(root.join("src").join(manifest.page())) else {
+            continue; // the build names a manifest's missing page
+        };
+        let stated = headline_claims(&page, &checklist, chapter);
+        if stated.is_empty() {
+            continue;
+        }
+        let claims =
+            Claims::load(&root.join("listings").join(chapter)).map_err(anyhow::Error::msg)?;
+        for machine in machines {
+            let Some(rec) = record_for(&data, machine, chapter, tokio) else {
+                out.push(format!(
+                    "{chapter}: no record on {machine}, full or at Tokio {tokio}, to judge its headlines on"
+                ));
+                continue;
+            };
+            out.extend(refuted(&stated, &claims, &rec, chapter));
+        }
+    }
+    Ok(out)
+}
+
+/// The headline claims of `stated` that `rec` refutes, one line each.
+fn refuted(
+    stated: &BTreeSet<(Place, String)>,
+    claims: &Claims,
+    rec: &Record,
+    chapter: &str,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for (place, id) in stated {
+        let Some(claim) = claims.claims.iter().find(|c| &c.id == id) else {
+            continue; // the build names a directive with an unknown id
+        };
+        let outcome = judge(claim, rec, Role::Other).outcome;
+        if outcome.verdict == Verdict::Refuted {
+            out.push(format!(
+                "{chapter}: {} states `{id}`, refuted on {} ({}; claim: {}): take it out of the headline, or restate it so that it holds on both processors",
+                place.words(),
+                rec.machine.name,
+                outcome.figure_with_interval(),
+                outcome.bound
+            ));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PAGE: &str = "# T\n\n<div class=\"found\">\n\n**What we found.** {{#measure claim record=ch09-x id=in-box}} and elsewhere {{#measure claim record=ch09-x id=quoted machine=other-2c}}.\n\n</div>\n\n## Body\n\n{{#measure claim record=ch09-x id=in-body}}\n\n## The rule\n\n> {{#measure claim record=ch09-x id=in-rule show=short}}\n\n## Next\n\n{{#measure claim record=ch09-x id=after-rule}}\n";
+
+    #[test]
+    fn the_box_the_rule_and_the_checklist_are_headlines_and_the_body_is_not() {
+        let checklist = "- {{#measure claim record=ch09-x id=in-list show=mark}} {{#measure claim record=ch08-y id=other-chapter}}";
+        let got: Vec<(Place, String)> = headline_claims(PAGE, checklist, "ch09-x")
+            .into_iter()
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (Place::Box, "in-box".to_string()),
+                (Place::Rule, "in-rule".to_string()),
+                (Place::Checklist, "in-list".to_string()),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_headline_refuted_on_a_machine_fails_and_one_not_shown_does_not() {
+        let claims = Claims::parse(
+            "format = 2\n[[claim]]\nid = \"fast\"\nsays = \"a is at least 2× b\"\nratio = [\"e/c/a/m\", \"e/c/b/m\"]\nat-least = 2\n",
+        )
+        .unwrap();
+        let stated: BTreeSet<(Place, String)> = [(Place::Box, "fast".to_string())].into();
+        let rec = |a: &'static [f64]| {
+            Record::sketch(
+                "ch09-x",
+                "other-2c",
+                &[],
+                &[
+                    ("e", "c", "a", "m", "1/s", a),
+                    ("e", "c", "b", "m", "1/s", &[1.0; 5]),
+                ],
+            )
+        };
+        let reversed = refuted(&stated, &claims, &rec(&[0.5, 0.6, 0.5, 0.7, 0.6]), "ch09-x");
+        assert_eq!(reversed.len(), 1, "{reversed:?}");
+        assert!(
+            reversed[0].contains("`fast`, refuted on other-2c"),
+            "{}",
+            reversed[0]
+        );
+        assert!(refuted(&stated, &claims, &rec(&[3.0, 2.5, 4.0, 3.5, 3.0]), "ch09-x").is_empty());
+        // Straddling the bound is not shown: the gate leaves it to more repetitions.
+        assert!(refuted(&stated, &claims, &rec(&[1.5, 2.5, 1.8, 2.2, 2.1]), "ch09-x").is_empty());
+    }
+
+    #[test]
+    fn a_page_without_a_box_or_rule_states_nothing() {
+        assert!(headline_claims("# T\n\ntext", "", "ch09-x").is_empty());
+    }
+}
