@@ -338,6 +338,34 @@ fn write_cell(p: &Params, parent: &Path, variant: &str, sync: bool) -> Result<Me
 }
 
 /// Experiment `small_records`: records written into one file.
+/// How `small_records` writes its records: one variant each, by its name in the record.
+#[derive(Clone, Copy)]
+enum RecordsWay {
+    TokioUnbuffered,
+    TokioBufWriter,
+    StdBatch,
+}
+
+impl RecordsWay {
+    /// The variants' names, in the record.
+    const NAMES: [&str; 3] = [
+        "tokio_file_unbuffered",
+        "tokio_bufwriter",
+        "std_bufwriter_one_spawn_blocking",
+    ];
+
+    /// The way a variant names; an error for a name this listing does not know, so that a typo
+    /// cannot measure another variant under its name.
+    fn named(variant: &str) -> Result<RecordsWay, String> {
+        match variant {
+            "tokio_file_unbuffered" => Ok(RecordsWay::TokioUnbuffered),
+            "tokio_bufwriter" => Ok(RecordsWay::TokioBufWriter),
+            "std_bufwriter_one_spawn_blocking" => Ok(RecordsWay::StdBatch),
+            other => Err(format!("small_records has no variant `{other}`")),
+        }
+    }
+}
+
 fn records_cell(p: &Params, parent: &Path, variant: &str) -> Result<Measurement, String> {
     let rt = measure::runtime(p.workers)?;
     let dir = ScratchDir::new(parent)?;
@@ -345,12 +373,12 @@ fn records_cell(p: &Params, parent: &Path, variant: &str) -> Result<Measurement,
     let records = contents(7, p.records * p.record_bytes);
     let (size, bytes, out) = (p.record_bytes, records.clone(), path.clone());
     let t = Instant::now();
-    let how = variant.to_string();
+    let how = RecordsWay::named(variant)?;
     let wrote = rt.block_on(rt.spawn(async move {
-        match how.as_str() {
-            "tokio_file_unbuffered" => ch04_fs::records_unbuffered(out, bytes, size).await,
-            "tokio_bufwriter" => ch04_fs::records_buffered(out, bytes, size).await,
-            _ => ch04_fs::records_std_batch(out, bytes, size).await,
+        match how {
+            RecordsWay::TokioUnbuffered => ch04_fs::records_unbuffered(out, bytes, size).await,
+            RecordsWay::TokioBufWriter => ch04_fs::records_buffered(out, bytes, size).await,
+            RecordsWay::StdBatch => ch04_fs::records_std_batch(out, bytes, size).await,
         }
     }));
     let wall = t.elapsed();
@@ -520,11 +548,7 @@ fn main() {
             "small_records",
             Cell::grid(
                 [p.record_bytes],
-                [
-                    "tokio_file_unbuffered",
-                    "tokio_bufwriter",
-                    "std_bufwriter_one_spawn_blocking",
-                ],
+                RecordsWay::NAMES,
             ),
             |cell, _| records_cell(&p, &parent, &cell.variant),
         )
@@ -561,4 +585,18 @@ fn uring_available() -> Result<(), String> {
 #[cfg(not(target_os = "linux"))]
 fn uring_available() -> Result<(), String> {
     Err("io_uring is Linux only".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RecordsWay;
+
+    #[test]
+    fn every_records_variant_has_its_way_and_an_unknown_name_is_an_error() {
+        for name in RecordsWay::NAMES {
+            assert!(RecordsWay::named(name).is_ok(), "{name}");
+        }
+        let e = RecordsWay::named("std_batch").err().unwrap();
+        assert!(e.contains("no variant `std_batch`"), "{e}");
+    }
 }
