@@ -88,29 +88,21 @@ fn claim_ids(text: &str, chapter: &str) -> Vec<String> {
     out
 }
 
-/// The record a headline is judged on for `machine`: its full record of `chapter`, else its
-/// record at the pinned Tokio `tokio`; `None` where it has neither.
-pub fn record_for(data: &Path, machine: &str, chapter: &str, tokio: &str) -> Option<Record> {
-    let file = format!("{chapter}.json");
-    let full = data.join(machine).join(&file);
-    let at_pin = data
-        .join(records::releases::folder(machine, tokio))
-        .join(&file);
-    [full, at_pin]
-        .iter()
-        .filter(|p| p.is_file())
-        .find_map(|p| Record::load(p).ok())
-        .filter(|r| !r.quick)
-}
-
-/// Every headline claim refuted on one of `machines` (or on none of their records): one line
-/// each, naming the claim, where the page states it, the machine and the figure.
-pub fn failures(root: &Path, machines: &[String], tokio: &str) -> anyhow::Result<Vec<String>> {
-    let data = root.join("data");
+/// Every headline claim refuted on one of the book's machines (or with no record there to judge
+/// it on): one line each, naming the claim, where the page states it, the machine and the figure.
+/// Each machine's record is the one the chapter's verdict summary reads
+/// ([`mdbook_measured::Data::record_at_pin`]).
+pub fn failures(root: &Path) -> anyhow::Result<Vec<String>> {
+    let Ok(manifests) = records::chapter::all(root) else {
+        return Ok(Vec::new()); // a data folder without chapters: nothing states a headline
+    };
+    let data = mdbook_measured::Data::new(root, "")
+        .with_chapters(manifests.clone())
+        .map_err(anyhow::Error::msg)?;
     let checklist =
         std::fs::read_to_string(root.join("src/appendix-checklist.md")).unwrap_or_default();
     let mut out = Vec::new();
-    for manifest in records::chapter::all(root).map_err(anyhow::Error::msg)? {
+    for manifest in &manifests {
         let chapter = &manifest.name;
         let Ok(page) = std::fs::read_to_string(root.join("src").join(manifest.page())) else {
             continue; // the build names a manifest's missing page
@@ -121,10 +113,10 @@ pub fn failures(root: &Path, machines: &[String], tokio: &str) -> anyhow::Result
         }
         let claims =
             Claims::load(&root.join("listings").join(chapter)).map_err(anyhow::Error::msg)?;
-        for machine in machines {
-            let Some(rec) = record_for(&data, machine, chapter, tokio) else {
+        for machine in data.book_machines() {
+            let Some((rec, _)) = data.record_at_pin(&machine, chapter) else {
                 out.push(format!(
-                    "{chapter}: no record on {machine}, full or at Tokio {tokio}, to judge its headlines on"
+                    "{chapter}: no record on {machine}, full or at the pinned Tokio, to judge its headlines on"
                 ));
                 continue;
             };
