@@ -290,6 +290,30 @@ fn child(name: &str) -> Result<PathBuf, String> {
     Ok(path)
 }
 
+measure::variants! {
+    /// Experiment `peak_memory`: what the spawner keeps of its tasks (each variant also runs
+    /// with mimalloc, its name ending in `_mimalloc`).
+    enum Kept for "peak_memory" {
+        /// Results in the tasks, every `JoinHandle` kept and awaited at the end.
+        Handles = "handles_kept",
+        /// Results in a shared slice, every handle dropped at once.
+        Slice = "handles_dropped",
+        /// Results in a shared slice, every handle kept until the end.
+        SliceAndHandles = "slice_handles_kept",
+    }
+}
+
+impl Kept {
+    /// The child's name for where the results go (`child::measure`'s `peak`).
+    fn child_results(self) -> &'static str {
+        match self {
+            Kept::Handles => "handles",
+            Kept::Slice => "slice",
+            Kept::SliceAndHandles => "slice_kept",
+        }
+    }
+}
+
 /// A variant names what it measures, then `_mimalloc` if not on the system allocator
 /// (`handles_dropped_mimalloc`): (what, the child binary to run).
 fn split_allocator(variant: &str) -> (&str, String) {
@@ -489,15 +513,12 @@ fn main() {
                     ],
                 ),
                 |cell, _| {
-                    let (how, binary) = split_allocator(&cell.variant);
-                    let how = match how {
-                        "handles_kept" => "handles",
-                        "slice_handles_kept" => "slice_kept",
-                        _ => "slice",
-                    };
+                    let (kept, binary) = split_allocator(&cell.variant);
+                    let how = Kept::named(kept)?.child_results();
                     let yield_every = match cell.case.as_str() {
                         "paced" => p.peak_yield_every,
-                        _ => 0,
+                        "tight" => 0,
+                        other => return Err(format!("peak_memory has no case `{other}`")),
                     };
                     let r = in_child(
                         &binary,

@@ -337,32 +337,12 @@ fn write_cell(p: &Params, parent: &Path, variant: &str, sync: bool) -> Result<Me
     Ok(m)
 }
 
-/// Experiment `small_records`: records written into one file.
-/// How `small_records` writes its records: one variant each, by its name in the record.
-#[derive(Clone, Copy)]
-enum RecordsWay {
-    TokioUnbuffered,
-    TokioBufWriter,
-    StdBatch,
-}
-
-impl RecordsWay {
-    /// The variants' names, in the record.
-    const NAMES: [&str; 3] = [
-        "tokio_file_unbuffered",
-        "tokio_bufwriter",
-        "std_bufwriter_one_spawn_blocking",
-    ];
-
-    /// The way a variant names; an error for a name this listing does not know, so that a typo
-    /// cannot measure another variant under its name.
-    fn named(variant: &str) -> Result<RecordsWay, String> {
-        match variant {
-            "tokio_file_unbuffered" => Ok(RecordsWay::TokioUnbuffered),
-            "tokio_bufwriter" => Ok(RecordsWay::TokioBufWriter),
-            "std_bufwriter_one_spawn_blocking" => Ok(RecordsWay::StdBatch),
-            other => Err(format!("small_records has no variant `{other}`")),
-        }
+measure::variants! {
+    /// Experiment `small_records`: how it writes its records into one file.
+    enum RecordsWay for "small_records" {
+        TokioUnbuffered = "tokio_file_unbuffered",
+        TokioBufWriter = "tokio_bufwriter",
+        StdBatch = "std_bufwriter_one_spawn_blocking",
     }
 }
 
@@ -585,18 +565,4 @@ fn uring_available() -> Result<(), String> {
 #[cfg(not(target_os = "linux"))]
 fn uring_available() -> Result<(), String> {
     Err("io_uring is Linux only".into())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::RecordsWay;
-
-    #[test]
-    fn every_records_variant_has_its_way_and_an_unknown_name_is_an_error() {
-        for name in RecordsWay::NAMES {
-            assert!(RecordsWay::named(name).is_ok(), "{name}");
-        }
-        let e = RecordsWay::named("std_batch").err().unwrap();
-        assert!(e.contains("no variant `std_batch`"), "{e}");
-    }
 }

@@ -56,6 +56,67 @@ macro_rules! fields {
     }};
 }
 
+/// An experiment's variants (or cases) as a type: each one's name in the record, and a name the
+/// listing does not know as an error, never a default arm that measures another variant under
+/// that name.
+///
+/// ```
+/// measure::variants! {
+///     /// How the batch is read.
+///     enum Read for "small_files" {
+///         /// One `tokio::fs::read` after another.
+///         Loop = "tokio_fs_loop",
+///         OneBatch = "one_spawn_blocking",
+///     }
+/// }
+/// assert_eq!(Read::NAMES, ["tokio_fs_loop", "one_spawn_blocking"]);
+/// assert_eq!(Read::named("one_spawn_blocking"), Ok(Read::OneBatch));
+/// assert_eq!(Read::Loop.name(), "tokio_fs_loop");
+/// let e = Read::named("std_batch").unwrap_err();
+/// assert_eq!(e, "small_files has no variant `std_batch` (it has tokio_fs_loop, one_spawn_blocking)");
+/// ```
+#[macro_export]
+macro_rules! variants {
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $name:ident for $experiment:literal {
+            $( $(#[$vmeta:meta])* $variant:ident = $text:literal ),+ $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        $vis enum $name {
+            $( $(#[$vmeta])* $variant ),+
+        }
+
+        #[allow(dead_code)]
+        impl $name {
+            /// The names, in the record, in the order the experiment lists its cells.
+            pub const NAMES: &'static [&'static str] = &[$($text),+];
+
+            /// The variant of this name; an error naming the experiment and its variants.
+            pub fn named(name: &str) -> Result<$name, String> {
+                match name {
+                    $( $text => Ok($name::$variant), )+
+                    other => Err(format!(
+                        "{} has no variant `{}` (it has {})",
+                        $experiment,
+                        other,
+                        $name::NAMES.join(", ")
+                    )),
+                }
+            }
+
+            /// Its name in the record.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $( $name::$variant => $text, )+
+                }
+            }
+        }
+    };
+}
+
 /// Refuses (or loudly warns about) a listing that was compiled without optimisations.
 ///
 /// A macro so that `cfg!(debug_assertions)` is read in the listing's own crate.
