@@ -3,6 +3,7 @@
 //! a timeout that sheds load.
 
 use ch05_rayon_lanes::evaluate;
+use std::cell::Cell;
 use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -36,14 +37,39 @@ struct JobCounts {
     in_pool: AtomicUsize,
     most_in_pool: AtomicUsize,
     finished: AtomicUsize,
+    most_nested: AtomicUsize,
+    most_nested_bytes: AtomicUsize,
 }
 
-/// Marks a job finished when dropped: after it returns, or while its panic
-/// unwinds.
+thread_local! {
+    /// The lane jobs on this thread's stack now, and the address of the outermost one's frame.
+    static NESTED: Cell<(usize, usize)> = const { Cell::new((0, 0)) };
+}
+
+/// A job on a pool thread's stack: counted as nested on the jobs below it, and as finished
+/// when dropped, after it returns or while its panic unwinds.
 struct JobDone(Arc<JobCounts>);
+
+impl JobDone {
+    /// A Rayon thread that waits in a `join` runs other jobs meanwhile, injected ones
+    /// included (`WorkerThread::wait_until_cold` calls `find_work`), on top of its own
+    /// stack: a job can start with others below it.
+    fn enter(jobs: Arc<JobCounts>, frame: usize) -> JobDone {
+        let (depth, outermost) = NESTED.get();
+        let outermost = if depth == 0 { frame } else { outermost };
+        NESTED.set((depth + 1, outermost));
+        jobs.most_nested.fetch_max(depth + 1, Ordering::AcqRel);
+        // The stack grows down: the bytes between the outermost job's frame and this one's.
+        let bytes = outermost.saturating_sub(frame);
+        jobs.most_nested_bytes.fetch_max(bytes, Ordering::AcqRel);
+        JobDone(jobs)
+    }
+}
 
 impl Drop for JobDone {
     fn drop(&mut self) {
+        let (depth, outermost) = NESTED.get();
+        NESTED.set((depth.saturating_sub(1), outermost));
         self.0.finished.fetch_add(1, Ordering::AcqRel);
         self.0.in_pool.fetch_sub(1, Ordering::AcqRel);
     }
@@ -78,10 +104,24 @@ impl Lane {
         let now = jobs.in_pool.fetch_add(1, Ordering::AcqRel) + 1;
         jobs.most_in_pool.fetch_max(now, Ordering::AcqRel);
         self.pool.spawn(move || {
-            // Counted as done when the job returns or unwinds.
-            let _done = JobDone(jobs);
+            let frame = 0u8;
+            let _done = JobDone::enter(
+                jobs,
+                std::hint::black_box(&frame) as *const u8 as usize,
+            );
             job();
         });
+    }
+
+    /// The most lane jobs on one pool thread's stack at once so far.
+    pub fn most_nested(&self) -> usize {
+        self.jobs.most_nested.load(Ordering::Acquire)
+    }
+
+    /// The most stack the jobs nested on a pool thread took, between the outermost job's
+    /// frame and the innermost one's, so far.
+    pub fn most_nested_bytes(&self) -> usize {
+        self.jobs.most_nested_bytes.load(Ordering::Acquire)
     }
 
     /// The most jobs queued or running in the pool at once so far.

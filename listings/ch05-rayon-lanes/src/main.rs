@@ -30,6 +30,11 @@ struct Params {
     /// both pools' default.
     workers: u32,
     rayon_threads: usize,
+    /// The stack of each thread of the lane's pool. Jobs whose callers left nest on a pool
+    /// thread's stack (`JobDone::enter` in lanes.rs), one on another, about as deep as jobs pile
+    /// up: a 16-CPU run overflowed Rust's default of 2 MiB. Only the pages a thread touches are
+    /// committed.
+    lane_stack_bytes: usize,
     /// A burst of this many requests, each a batch of `items` numbers mixed
     /// `rounds` times.
     requests: usize,
@@ -68,6 +73,7 @@ impl Params {
         Params {
             workers,
             rayon_threads: cores as usize,
+            lane_stack_bytes: 64 << 20,
             requests: if quick { 16 } else { 64 },
             items: 2_000,
             rounds: 24_000,
@@ -101,6 +107,60 @@ impl Params {
     }
 }
 
+measure::variants! {
+    /// Experiments `lanes` and `in_flight`: how a burst's requests are handled.
+    enum Burst for "lanes" {
+        /// No requests: the ticker alone.
+        Idle = "idle",
+        Inline = "inline",
+        RayonSpawn = "rayon_spawn",
+        SpawnBlocking = "spawn_blocking",
+        RayonSpawnNiced = "rayon_spawn_niced",
+        RayonSpawnSchedIdle = "rayon_spawn_sched_idle",
+    }
+}
+
+impl Burst {
+    /// The Rayon pool the burst's jobs run on.
+    fn pool(self, s: &Setup) -> &Arc<rayon::ThreadPool> {
+        match self {
+            Burst::RayonSpawnNiced => &s.niced,
+            Burst::RayonSpawnSchedIdle => &s.sched_idle,
+            Burst::Idle
+            | Burst::Inline
+            | Burst::RayonSpawn
+            | Burst::SpawnBlocking => &s.pool,
+        }
+    }
+
+    /// Whether the jobs go to the lane by `rayon::spawn` (the lane's counts mean something).
+    fn spawns_on_the_lane(self) -> bool {
+        matches!(
+            self,
+            Burst::RayonSpawn | Burst::RayonSpawnNiced | Burst::RayonSpawnSchedIdle
+        )
+    }
+}
+
+measure::variants! {
+    /// Experiment `budgets`: how the two pools are sized.
+    enum Budget for "budgets" {
+        Defaults = "defaults",
+        HostCpus = "host_cpus",
+        RayonAllTokio1 = "rayon_all_tokio_1",
+        RayonLessOneTokio1 = "rayon_less_one_tokio_1",
+    }
+}
+
+measure::variants! {
+    /// Experiment `shedding`: where an overloaded lane says "busy".
+    enum Shedding for "shedding" {
+        PermitInHandler = "permit_in_handler",
+        PermitInJob = "permit_in_job",
+        BusyAtTheDoor = "busy_at_the_door",
+    }
+}
+
 /// Everything the cells share: the pool (one for the whole run, as a service has),
 /// the batch and its answer.
 struct Setup {
@@ -121,26 +181,22 @@ fn burst_cell(
     variant: &str,
     permits: usize,
 ) -> Result<Measurement, String> {
+    let how = Burst::named(variant)?;
     let rt = measure::runtime(p.workers)?;
-    let (pool, variant) = match variant {
-        "rayon_spawn_niced" => (&s.niced, "rayon_spawn"),
-        "rayon_spawn_sched_idle" => (&s.sched_idle, "rayon_spawn"),
-        other => (&s.pool, other),
-    };
+    let pool = how.pool(s);
     let lane = Lane::new(pool.clone(), permits, p.rounds);
     let (total, ticks, latency, threads_now) = rt.block_on(async {
         let ticking = Ticking::start(p.tick());
         let start = Instant::now();
         let mut latency = LatencyHistogram::new();
-        if variant == "idle" {
+        if how == Burst::Idle {
             tokio::time::sleep(Duration::from_millis(p.idle_ms)).await;
         } else {
             let mut set = tokio::task::JoinSet::new();
             for _ in 0..p.requests {
                 let (lane, work) = (lane.clone(), s.work.clone());
-                let how = variant.to_string();
                 set.spawn(async move {
-                    let answer = handle(&how, &lane, work).await;
+                    let answer = handle(how, &lane, work).await;
                     (answer, start.elapsed())
                 });
             }
@@ -174,7 +230,7 @@ fn burst_cell(
             latency.p99_ns(),
         );
     }
-    if variant == "rayon_spawn" {
+    if how.spawns_on_the_lane() {
         m.push("most_in_pool", "count", lane.most_in_pool() as f64)
             .push("lane_nice", "count", f64::from(pool.install(thread_nice)))
             .push(
@@ -186,15 +242,18 @@ fn burst_cell(
     Ok(m)
 }
 
-/// One request, handled the way `variant` names.
-async fn handle(variant: &str, lane: &Lane, work: Batch) -> Result<u64, LaneError> {
-    match variant {
-        "inline" => Ok(handle_inline(lane, work).await),
-        "spawn_blocking" => {
+/// One request, handled the way `how` names (never `Idle`, which sends none).
+async fn handle(how: Burst, lane: &Lane, work: Batch) -> Result<u64, LaneError> {
+    match how {
+        Burst::Inline => Ok(handle_inline(lane, work).await),
+        Burst::SpawnBlocking => {
             let (pool, job) = (lane.pool.clone(), lane.job(work));
             offload_spawn_blocking(lane, move || pool.install(job)).await
         }
-        _ => offload(lane, lane.job(work)).await,
+        Burst::Idle
+        | Burst::RayonSpawn
+        | Burst::RayonSpawnNiced
+        | Burst::RayonSpawnSchedIdle => offload(lane, lane.job(work)).await,
     }
 }
 
@@ -207,6 +266,7 @@ fn shedding_cell(
     variant: &str,
     capacity_per_s: f64,
 ) -> Result<Measurement, String> {
+    let how = Shedding::named(variant)?;
     let rt = measure::runtime(p.workers)?;
     let lane = Lane::new(s.pool.clone(), p.permits, p.rounds);
     let rate = capacity_per_s * p.overload;
@@ -221,17 +281,16 @@ fn shedding_cell(
     let generator = OpenLoop::default().run(start, &arrivals, |_, scheduled| {
         let (lane, job, served) =
             (lane.clone(), lane.job(s.work.clone()), served.clone());
-        let how = variant.to_string();
         answers.push(rt.spawn(async move {
             // The deadline counts from the request's scheduled arrival, as its
             // latency does.
             let left = deadline.saturating_sub(scheduled.elapsed());
-            let answer = match how.as_str() {
-                "permit_in_handler" => shed(left, offload(&lane, job)).await,
-                "permit_in_job" => {
+            let answer = match how {
+                Shedding::PermitInHandler => shed(left, offload(&lane, job)).await,
+                Shedding::PermitInJob => {
                     shed(left, offload_permit_in_job(&lane, job)).await
                 }
-                _ => {
+                Shedding::BusyAtTheDoor => {
                     offload_or_busy(&lane, left.saturating_sub(job_time), job).await
                 }
             };
@@ -275,6 +334,8 @@ fn shedding_cell(
         .push("shed", "count", shed_count as f64)
         .push("served_p99", "ns", served.p99_ns())
         .push("most_in_pool", "count", lane.most_in_pool() as f64)
+        .push("most_nested", "count", lane.most_nested() as f64)
+        .push("nested_stack", "B", lane.most_nested_bytes() as f64)
         .push(
             "wasted_jobs",
             "count",
@@ -297,16 +358,21 @@ fn budget_cell(
         .split_once('_')
         .and_then(|(k, n)| Some((k, n.parse::<usize>().ok()?)))
         .ok_or_else(|| format!("bad budget case {case}"))?;
+    if kind != "mask" && kind != "quota" {
+        return Err(format!("budgets has no case `{case}` (mask_N or quota_N)"));
+    }
     let quota = (kind == "quota").then(|| CpuQuota::new(cpus)).transpose()?;
     let procs = quota
         .as_ref()
         .map_or("-".to_string(), |q| q.procs().display().to_string());
     let host = host_cpus().to_string();
-    let (tokio_workers, rayon_threads) = match variant {
-        "defaults" => ("default".to_string(), "default".to_string()),
-        "host_cpus" => (host.clone(), host),
-        "rayon_all_tokio_1" => ("1".into(), cpus.to_string()),
-        _ => ("1".into(), cpus.saturating_sub(1).max(1).to_string()),
+    let (tokio_workers, rayon_threads) = match Budget::named(variant)? {
+        Budget::Defaults => ("default".to_string(), "default".to_string()),
+        Budget::HostCpus => (host.clone(), host),
+        Budget::RayonAllTokio1 => ("1".into(), cpus.to_string()),
+        Budget::RayonLessOneTokio1 => {
+            ("1".into(), cpus.saturating_sub(1).max(1).to_string())
+        }
     };
     let mask = if kind == "mask" { cpus } else { 0 };
     let (report, _, _) = in_child::<BudgetReport>(&[
@@ -581,6 +647,7 @@ fn main() {
     h.params(&p);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(p.rayon_threads)
+        .stack_size(p.lane_stack_bytes)
         .build()
         .unwrap_or_else(|e| fail(format!("cannot start the Rayon pool: {e}")));
     let work: Batch = batch(p.items).into();
@@ -617,17 +684,7 @@ fn main() {
     h.run(vec![
         Experiment::new(
             "lanes",
-            Cell::grid(
-                [p.requests],
-                [
-                    "idle",
-                    "inline",
-                    "rayon_spawn",
-                    "spawn_blocking",
-                    "rayon_spawn_niced",
-                    "rayon_spawn_sched_idle",
-                ],
-            ),
+            Cell::grid([p.requests], Burst::NAMES),
             |cell, _| burst_cell(p, s, &cell.variant, p.permits),
         )
         // Cheap, and its throughput claim must not turn on one or two disturbed repetitions.
@@ -635,15 +692,7 @@ fn main() {
         .shaped_by(measure::fields!(p => workers, rayon_threads, requests, items, rounds, permits, tick_ms, idle_ms)),
         Experiment::new(
             "budgets",
-            Cell::grid(
-                &budget_cases,
-                [
-                    "defaults",
-                    "host_cpus",
-                    "rayon_all_tokio_1",
-                    "rayon_less_one_tokio_1",
-                ],
-            ),
+            Cell::grid(&budget_cases, Budget::NAMES),
             |cell, _| budget_cell(p, s, &cell.case, &cell.variant),
         )
         // Its throttled ticks move from run to run: ten repetitions left a claim undecided on a
@@ -652,7 +701,7 @@ fn main() {
         .repetitions(20),
         Experiment::new(
             "in_flight",
-            Cell::grid(&p.in_flight_permits, ["rayon_spawn"]),
+            Cell::grid(&p.in_flight_permits, [Burst::RayonSpawn.name()]),
             |cell, _| {
                 let permits = cell
                     .case
@@ -665,10 +714,7 @@ fn main() {
         .repetitions(20),
         Experiment::new(
             "shedding",
-            Cell::grid(
-                [format!("{}x", p.overload)],
-                ["permit_in_handler", "permit_in_job", "busy_at_the_door"],
-            ),
+            Cell::grid([format!("{}x", p.overload)], Shedding::NAMES),
             |cell, _| shedding_cell(p, s, &cell.variant, capacity),
         )
         .shaped_by(measure::fields!(p => workers, rayon_threads, items, rounds, permits, overload, shed_s, deadline_ms)),

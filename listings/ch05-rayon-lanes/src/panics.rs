@@ -103,9 +103,11 @@ pub async fn burst_with_one_bad(
         };
         let answer = match policy {
             PanicPolicy::CatchUnwind => handle_caught(&lane, id, batch).await,
-            _ => offload(&lane, move || first_plus_sum(&batch))
-                .await
-                .map_err(|e| format!("request {id} failed: {e:?}")),
+            PanicPolicy::NoHandler | PanicPolicy::Handler => {
+                offload(&lane, move || first_plus_sum(&batch))
+                    .await
+                    .map_err(|e| format!("request {id} failed: {e:?}"))
+            }
         };
         seen(&answer);
         match answer {
