@@ -190,7 +190,7 @@ fn status(o: &Outcome) -> &'static str {
         Verdict::Held => "ok",
         Verdict::NotShown => "?",
         Verdict::Refuted => "not",
-        Verdict::Missing(_) => "n/a",
+        Verdict::Missing(_) | Verdict::DoesNotApply(_) => "n/a",
     }
 }
 

@@ -3,7 +3,9 @@
 //! machines. Each is judged on each machine's record of the chapter: its full record, else its
 //! record at the Tokio the book pins (the release matrix), as the chapter's verdict summary reads
 //! them. A claim that holds on one processor only belongs in the chapter's body, where it can
-//! say so, not in a headline a reader takes as true everywhere.
+//! say so, not in a headline a reader takes as true everywhere; or it names the machine fact it
+//! holds on (`only-where`), which the `claim` directive prints beside its figure wherever it is
+//! stated, and is judged only on the records whose facts meet it.
 
 use measure::claims::{Claims, Verdict};
 use measure::record::Record;
@@ -202,6 +204,36 @@ mod tests {
         assert!(refuted(&stated, &claims, &rec(&[3.0, 2.5, 4.0, 3.5, 3.0]), "ch09-x").is_empty());
         // Straddling the bound is not shown: the gate leaves it to more repetitions.
         assert!(refuted(&stated, &claims, &rec(&[1.5, 2.5, 1.8, 2.2, 2.1]), "ch09-x").is_empty());
+    }
+
+    #[test]
+    fn a_conditional_headline_is_judged_only_where_its_fact_holds() {
+        let claims = Claims::parse(
+            "format = 2\n[[claim]]\nid = \"fast\"\nsays = \"on AMD, a is at least 2× b\"\ndepends-on = \"the processor\"\nonly-where = { fact = \"vendor\", is = \"AuthenticAMD\" }\nratio = [\"e/c/a/m\", \"e/c/b/m\"]\nat-least = 2\n",
+        )
+        .unwrap();
+        let stated: BTreeSet<(Place, String)> = [(Place::Box, "fast".to_string())].into();
+        let reversed_on = |vendor: Option<&str>| {
+            let mut rec = Record::sketch(
+                "ch09-x",
+                "other-2c",
+                &[],
+                &[
+                    ("e", "c", "a", "m", "1/s", &[0.5, 0.6, 0.5, 0.7, 0.6]),
+                    ("e", "c", "b", "m", "1/s", &[1.0; 5]),
+                ],
+            );
+            rec.machine.facts = vendor.map(|v| measure::record::Facts {
+                vendor: v.into(),
+                ..Default::default()
+            });
+            refuted(&stated, &claims, &rec, "ch09-x")
+        };
+        // Reversed where it does not claim to hold: no failure.
+        assert!(reversed_on(Some("GenuineIntel")).is_empty());
+        // Reversed where it does, or where the record cannot say: a failure.
+        assert_eq!(reversed_on(Some("AuthenticAMD")).len(), 1);
+        assert_eq!(reversed_on(None).len(), 1);
     }
 
     #[test]

@@ -67,6 +67,11 @@ pub use crate::verdict::Verdict;
 /// (`tools/records/tests/chapters.rs`).
 pub mod fixtures;
 
+/// `only-where`: a conclusion judged only where a machine fact has one value.
+pub mod condition;
+
+use condition::{Applies, Condition, RawCondition};
+
 /// The only `format` this parser reads: structured histories, invariants apart.
 pub const FORMAT: i64 = 2;
 
@@ -110,6 +115,9 @@ pub struct Claim {
     /// What in the machine the conclusion depends on, from its mechanism (`depends-on`): shown
     /// beside it on the Machines page, where other machines' verdicts are.
     pub depends_on: Option<String>,
+    /// Where it applies (`only-where`): a machine fact the judge checks in each record before
+    /// judging the figures ([`condition`]).
+    pub condition: Option<Condition>,
     /// Earlier versions of this claim, oldest first.
     pub history: Vec<Change>,
 }
@@ -185,6 +193,8 @@ pub(crate) struct RawClaim {
     pub(crate) added: Option<String>,
     /// What in the machine it depends on ("two CPUs that run two threads at once").
     pub(crate) depends_on: Option<String>,
+    /// The machine fact it holds on: `{ fact = "vendor", is = "AuthenticAMD" }`.
+    pub(crate) only_where: Option<RawCondition>,
     #[serde(default)]
     pub(crate) history: Vec<RawChange>,
 }
@@ -199,6 +209,7 @@ impl RawClaim {
             || self.ratio_to_lowest.is_some()
             || self.spread.is_some()
             || self.each.is_some()
+            || self.only_where.is_some()
     }
 
     /// A history entry's `was` over the claim it belongs to: the keys `was` leaves out are as
@@ -224,6 +235,7 @@ impl RawClaim {
             quiet: self.quiet.or(owner.quiet),
             added: None,
             depends_on: None,
+            only_where: test.only_where.clone(),
             history: Vec::new(),
         }
     }
@@ -440,6 +452,19 @@ impl Claim {
             }
             _ => {}
         }
+        let condition = match &raw.only_where {
+            Some(_) if kind == Kind::Invariant => {
+                return Err("an invariant holds on any machine: leave out `only-where`".into());
+            }
+            Some(_) if raw.depends_on.is_none() && !is_was => {
+                return Err(
+                    "`only-where` needs `depends-on`, which says why the claim holds only there"
+                        .into(),
+                );
+            }
+            Some(c) => Some(Condition::parse(c)?),
+            None => None,
+        };
         let mut claim = Claim {
             id,
             says,
@@ -449,6 +474,7 @@ impl Claim {
             kind,
             added: if is_was { None } else { raw.added.clone() },
             depends_on: if is_was { None } else { raw.depends_on.clone() },
+            condition,
             history: Vec::new(),
         };
         for change in raw.history {
@@ -467,6 +493,7 @@ impl Claim {
             && self.every_repetition == other.every_repetition
             && self.quiet == other.quiet
             && self.kind == other.kind
+            && self.condition == other.condition
     }
 
     pub fn is_invariant(&self) -> bool {
@@ -556,8 +583,8 @@ impl Claim {
 
     /// Evaluates the claim on a record: its figure in every repetition, and the verdict on them.
     pub fn check(&self, rec: &Record) -> Outcome {
-        let missing = |why: String| Outcome {
-            verdict: Verdict::Missing(why),
+        let unjudged = |verdict: Verdict| Outcome {
+            verdict,
             kind: self.kind,
             median: None,
             interval: None,
@@ -568,6 +595,12 @@ impl Claim {
             margin: None,
             to_decide: None,
         };
+        let missing = |why: String| unjudged(Verdict::Missing(why));
+        if let Some(condition) = &self.condition
+            && let Applies::No(why) = condition.on(rec)
+        {
+            return unjudged(Verdict::DoesNotApply(why));
+        }
         let cells = match self.cells_on(rec) {
             Ok(cells) => cells,
             Err(why) => return missing(why),
@@ -1348,6 +1381,7 @@ impl Outcome {
             (Verdict::Refuted, Kind::Invariant) => "broken",
             (Verdict::Refuted, Kind::Conclusion) => "refuted",
             (Verdict::Missing(_), _) => "not checked",
+            (Verdict::DoesNotApply(_), _) => "does not apply",
         }
     }
 
@@ -1393,7 +1427,7 @@ impl Outcome {
     /// that is not shown.
     pub fn summary(&self) -> String {
         match &self.verdict {
-            Verdict::Missing(why) => why.clone(),
+            Verdict::Missing(why) | Verdict::DoesNotApply(why) => why.clone(),
             verdict => {
                 let mut s = format!(
                     "{} ({}; {}: {})",
@@ -1888,6 +1922,45 @@ at-most = 0
         assert!(lost.check(&two).held());
         assert_eq!(lost.experiments_on(&two), ["blocking", "after"]);
         assert!(lost.ran_in(&two));
+    }
+
+    #[test]
+    fn a_conditional_claim_is_judged_only_where_its_fact_holds() {
+        let parse = |extra: &str| {
+            Claims::parse(&format!(
+                "format = 2\n[[claim]]\nid = \"stall\"\nsays = \"s\"\nratio = [\"blocking/1/inline/p99\", \"blocking/1/fix/p99\"]\nat-least = 10\n{extra}"
+            ))
+        };
+        let amd = "only-where = { fact = \"vendor\", is = \"AuthenticAMD\" }\n";
+        let e = parse(amd).err().unwrap();
+        assert!(e.contains("`only-where` needs `depends-on`"), "{e}");
+        let e = parse("depends-on = \"d\"\nonly-where = { fact = \"vendr\", is = \"x\" }\n")
+            .err()
+            .unwrap();
+        assert!(e.contains("no machine fact `vendr`"), "{e}");
+        let claims = parse(&format!("depends-on = \"the processor\"\n{amd}")).unwrap();
+        let stall = &claims.claims[0];
+        let mut rec = held();
+        // No facts: the condition cannot be read, and the claim is judged.
+        assert_eq!(stall.check(&rec).verdict, Verdict::Held);
+        rec.machine.facts = Some(crate::record::Facts {
+            vendor: "GenuineIntel".into(),
+            ..Default::default()
+        });
+        let o = stall.check(&rec);
+        assert_eq!(o.word(), "does not apply");
+        assert!(!o.verdict.judged());
+        assert!(
+            o.summary().contains("vendor is AuthenticAMD"),
+            "{}",
+            o.summary()
+        );
+        rec.machine.facts.as_mut().unwrap().vendor = "AuthenticAMD".into();
+        assert_eq!(stall.check(&rec).verdict, Verdict::Held);
+        let e = Claims::parse("format = 2\n[[invariant]]\nid = \"i\"\nsays = \"s\"\nvalue = \"blocking/1/fix/lost\"\nat-most = 0\nonly-where = { fact = \"vendor\", is = \"x\" }\n")
+            .err()
+            .unwrap();
+        assert!(e.contains("leave out `only-where`"), "{e}");
     }
 
     #[test]

@@ -163,6 +163,9 @@ pub fn differences(was: &Claim, now: &Claim) -> Vec<String> {
     if was.says != now.says {
         out.push("sentence".into());
     }
+    if was.condition != now.condition {
+        out.push("condition".into());
+    }
     out
 }
 

@@ -69,6 +69,8 @@ pub enum Breach {
     BrokenInvariant,
     /// A cell the claim reads is missing from the book's own record.
     Unmeasured,
+    /// The claim's `only-where` condition does not hold on the book's own machine.
+    NotApplicable,
     NotHeld,
     RefutedBesideNeighbour,
 }
@@ -84,6 +86,9 @@ impl Breach {
             }
             Breach::Unmeasured => {
                 "the book's machine must measure every cell its claims read".into()
+            }
+            Breach::NotApplicable => {
+                "its `only-where` condition does not hold on the book's machine, which must judge every conclusion the book states".into()
             }
             Breach::NotHeld => "every conclusion must be held on the book's machine".into(),
             Breach::RefutedBesideNeighbour => {
@@ -123,6 +128,7 @@ fn breach(claim: &Claim, o: &Outcome, created: &str, role: Role) -> Option<Breac
         (Verdict::Held, ..) => None,
         (Verdict::Refuted, Kind::Invariant, _) => Some(Breach::BrokenInvariant),
         (Verdict::Missing(_), _, Role::Reference) => Some(Breach::Unmeasured),
+        (Verdict::DoesNotApply(_), _, Role::Reference) => Some(Breach::NotApplicable),
         (_, Kind::Conclusion, Role::Reference) => Some(Breach::NotHeld),
         (Verdict::Refuted, Kind::Conclusion, Role::Busy) if !claim.quiet => {
             Some(Breach::RefutedBesideNeighbour)
@@ -165,6 +171,8 @@ pub struct Tally {
     pub refuted: usize,
     /// Conclusions whose cells the record lacks.
     pub not_checked: usize,
+    /// Conclusions whose `only-where` condition the record's machine does not meet.
+    pub not_applicable: usize,
     pub invariants: usize,
     pub invariants_held: usize,
     pub invariants_broken: usize,
@@ -195,6 +203,7 @@ impl Tally {
                 Verdict::NotShown => self.not_shown += 1,
                 Verdict::Refuted => self.refuted += 1,
                 Verdict::Missing(_) => self.not_checked += 1,
+                Verdict::DoesNotApply(_) => self.not_applicable += 1,
             },
         }
     }
@@ -213,6 +222,7 @@ impl Tally {
         self.not_shown += other.not_shown;
         self.refuted += other.refuted;
         self.not_checked += other.not_checked;
+        self.not_applicable += other.not_applicable;
         self.invariants += other.invariants;
         self.invariants_held += other.invariants_held;
         self.invariants_broken += other.invariants_broken;
@@ -223,9 +233,9 @@ impl Tally {
         self.not_shown + self.refuted + self.invariants_broken == 0
     }
 
-    /// Conclusions counted, the unchecked included.
+    /// Conclusions counted, the unchecked and those that do not apply included.
     pub fn conclusions(&self) -> usize {
-        self.held + self.not_shown + self.refuted + self.not_checked
+        self.held + self.not_shown + self.refuted + self.not_checked + self.not_applicable
     }
 
     /// Conclusions the record could judge.
@@ -241,6 +251,9 @@ impl Tally {
         );
         if self.not_checked > 0 {
             s.push_str(&format!(", {} not checked", self.not_checked));
+        }
+        if self.not_applicable > 0 {
+            s.push_str(&format!(", {} not applicable here", self.not_applicable));
         }
         s
     }

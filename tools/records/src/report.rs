@@ -443,7 +443,7 @@ fn claim_line(
 /// book's figures cannot speak for; else the noise of the machine, and whether the book says the
 /// claim needs a quiet one.
 fn failure_notes(claim: &Claim, outcome: &Outcome, mine: &Record, edited: bool) -> Vec<String> {
-    if outcome.held() || matches!(outcome.verdict, Verdict::Missing(_)) {
+    if outcome.held() || !outcome.verdict.judged() {
         return Vec::new();
     }
     if edited {

@@ -36,6 +36,16 @@ pub enum Verdict {
     Refuted,
     /// The record lacks a cell the claim reads (a filtered or quick run), or cannot be compared.
     Missing(String),
+    /// The claim holds only where a machine fact has a value this record's machine does not
+    /// have (`only-where`): why, with the value found.
+    DoesNotApply(String),
+}
+
+impl Verdict {
+    /// Whether the record judged the claim: it had every cell, and the claim applies there.
+    pub fn judged(&self) -> bool {
+        matches!(self, Verdict::Held | Verdict::NotShown | Verdict::Refuted)
+    }
 }
 
 /// An interval for the median of `n` figures: `lo`..=`hi`, covering it with `coverage`.

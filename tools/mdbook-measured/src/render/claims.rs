@@ -103,10 +103,27 @@ pub(super) fn claim(data: &Data, d: &Claim) -> Result<String, String> {
         .as_ref()
         .map(|n| format!(" ({})", noise_note(n)))
         .unwrap_or_default();
+    // A conditional claim prints its condition wherever it is stated: a reader sees where it
+    // applies beside the figure, in a headline too.
+    let condition = claim
+        .condition
+        .as_ref()
+        .map(|c| {
+            format!(
+                " <span class=\"claim-condition\">(on machines {})</span>",
+                esc(&c.text())
+            )
+        })
+        .unwrap_or_default();
     let title = format!(
-        "Checked {}: {}. On {machine}: {}, {}{noise}.",
+        "Checked {}: {}{}. On {machine}: {}, {}{noise}.",
         claim.kind.name(),
         claim.says,
+        claim
+            .condition
+            .as_ref()
+            .map(|c| format!(" (judged only on machines {})", c.text()))
+            .unwrap_or_default(),
         outcome.word(),
         outcome.summary()
     );
@@ -126,7 +143,8 @@ pub(super) fn claim(data: &Data, d: &Claim) -> Result<String, String> {
         return Ok(format!(
             "<span class=\"measure-na\" title=\"{}\">n/a</span>",
             esc(&format!(
-                "Claim `{id}` not checked on {machine}: {}",
+                "Claim `{id}` {} on {machine}: {}",
+                outcome.word(),
                 outcome.summary()
             ))
         ));
@@ -169,7 +187,7 @@ pub(super) fn claim(data: &Data, d: &Claim) -> Result<String, String> {
     let figure = claim_link(data, record, id, class, &title, &esc(&outcome.figure()));
     // A checklist's magnitude: the figure alone (its interval is one link away).
     if show == Show::Short {
-        return Ok(format!("{figure}{verdict}"));
+        return Ok(format!("{figure}{condition}{verdict}"));
     }
     let figure = format!(
         "{figure} <span class=\"claim-interval\">({})</span>",
@@ -178,7 +196,7 @@ pub(super) fn claim(data: &Data, d: &Claim) -> Result<String, String> {
     Ok(match show {
         // An exercise's folded answer: the claim's id and sentence beside its figure, in plain view.
         Show::Answer => format!(
-            "<code>{}</code>: {figure} {sign}{verdict} {} ({}: {})",
+            "<code>{}</code>: {figure}{condition} {sign}{verdict} {} ({}: {})",
             esc(id),
             esc(&claim.says),
             claim.kind.name(),
@@ -192,12 +210,12 @@ pub(super) fn claim(data: &Data, d: &Claim) -> Result<String, String> {
                 None => ("span", String::new()),
             };
             format!(
-                "<{tag} class=\"claim-mark {class}\"{href} title=\"{}\" aria-label=\"checked claim: {}\">✓</{tag}>",
+                "<{tag} class=\"claim-mark {class}\"{href} title=\"{}\" aria-label=\"checked claim: {}\">✓</{tag}>{condition}",
                 esc(&title),
                 outcome.word()
             )
         }
-        _ => format!("{figure}{verdict}"),
+        _ => format!("{figure}{condition}{verdict}"),
     })
 }
 
@@ -219,7 +237,7 @@ pub(super) fn verdict_mark(v: &Verdict) -> Option<(&'static str, &'static str)> 
         Verdict::Held => Some(("held", "✓")),
         Verdict::NotShown => Some(("not-shown", "?")),
         Verdict::Refuted => Some(("not-held", "✗")),
-        Verdict::Missing(_) => None,
+        Verdict::Missing(_) | Verdict::DoesNotApply(_) => None,
     }
 }
 
@@ -235,7 +253,7 @@ pub(super) fn claims_list(data: &Data, d: &Claims) -> Result<String, String> {
         let outcome = judge(c, &r.record, data.role(&r.machine, record)).outcome;
         let (class, sign) = verdict_mark(&outcome.verdict).unwrap_or(("not-checked", "–"));
         let figure = match &outcome.verdict {
-            Verdict::Missing(why) => esc(why),
+            Verdict::Missing(why) | Verdict::DoesNotApply(why) => esc(why),
             _ => format!(
                 "{} <span class=\"claim-interval\">({})</span>; {}: {}",
                 esc(&outcome.figure()),
@@ -344,6 +362,12 @@ fn claim_notes(
             ),
             None => "needs a quiet machine (this run was not noisy)".to_string(),
         });
+    }
+    if let Some(condition) = &c.condition {
+        notes.push(format!(
+            "judged only on machines {}",
+            esc(&condition.text())
+        ));
     }
     if let Some(on) = &c.depends_on {
         notes.push(format!("depends on {}", esc(on)));
@@ -628,9 +652,7 @@ pub(super) fn verdicts(data: &Data, d: &Verdicts) -> Result<String, String> {
         named(&refuted),
         tally.conclusions()
     );
-    if tally.not_checked > 0 {
-        text.push_str(&format!(" ({} not measured there)", tally.not_checked));
-    }
+    text.push_str(&unjudged_text(&tally));
     let measured = tally.invariants_held + tally.invariants_broken;
     if measured > 0 {
         text.push_str(&format!(
@@ -647,11 +669,29 @@ pub(super) fn verdicts(data: &Data, d: &Verdicts) -> Result<String, String> {
 /// "15 of 17 conclusions held", with those the record could not judge: what a chapter's first
 /// screen and its list of claims both say.
 fn held_of(t: &Tally) -> String {
-    let mut s = format!("{} of {} conclusions held", t.held, t.judged());
+    format!(
+        "{} of {} conclusions held{}",
+        t.held,
+        t.judged(),
+        unjudged_text(t)
+    )
+}
+
+/// " (2 not measured there; 1 does not apply there)": the conclusions a record did not judge.
+fn unjudged_text(t: &Tally) -> String {
+    let mut parts = Vec::new();
     if t.not_checked > 0 {
-        s.push_str(&format!(" ({} not measured there)", t.not_checked));
+        parts.push(format!("{} not measured there", t.not_checked));
     }
-    s
+    if t.not_applicable > 0 {
+        let verb = if t.not_applicable == 1 { "does" } else { "do" };
+        parts.push(format!("{} {verb} not apply there", t.not_applicable));
+    }
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", parts.join("; "))
+    }
 }
 
 /// A figure of a claim, as a link to its entry in its chapter's list (its sentence, bound and

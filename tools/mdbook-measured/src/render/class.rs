@@ -6,7 +6,6 @@ use super::provenance::record_noise;
 use super::table::{MAX_TABLE_PX, TableFont};
 use crate::data::{Data, list};
 use crate::esc;
-use measure::claims::Verdict;
 use measure::format::format_plain;
 use measure::record::Record;
 use records::judge::{Tally, judge};
@@ -207,9 +206,10 @@ pub(super) fn class_anchor(record: &str) -> String {
 
 /// A claim's figure on one machine as a number: the median of its per-repetition figures.
 pub(super) fn claim_median(o: &measure::claims::Outcome) -> Option<f64> {
-    match o.verdict {
-        Verdict::Missing(_) => None,
-        _ => measure::verdict::median(&o.figures),
+    if o.verdict.judged() {
+        measure::verdict::median(&o.figures)
+    } else {
+        None
     }
 }
 
@@ -316,7 +316,7 @@ fn class_machines(
         "held",
         "not shown",
         "refuted",
-        "not measured",
+        "not measured or not applicable",
         "chapters where a conclusion did not hold",
     ];
     let mut widths: Vec<f64> = headers.iter().map(|h| TableFont::header(h)).collect();
@@ -404,12 +404,8 @@ fn class_machines(
             ""
         };
         widths[0] = widths[0].max(TableFont::code(machine));
-        let counts = [
-            total.held,
-            total.not_shown,
-            total.refuted,
-            total.not_checked,
-        ];
+        let unjudged = total.not_checked + total.not_applicable;
+        let counts = [total.held, total.not_shown, total.refuted, unjudged];
         for (i, n) in counts.iter().enumerate() {
             widths[i + 1] = widths[i + 1].max(TableFont::text(&n.to_string()));
         }
@@ -420,7 +416,7 @@ fn class_machines(
             total.held,
             total.not_shown,
             total.refuted,
-            total.not_checked,
+            unjudged,
             if affected.is_empty() {
                 "none".to_string()
             } else {
@@ -445,7 +441,7 @@ fn class_chapter_summary(ch: &ClassChapter, machines: usize) -> String {
         let judged: Vec<&measure::claims::Outcome> = outcomes
             .iter()
             .flatten()
-            .filter(|o| !matches!(o.verdict, Verdict::Missing(_)))
+            .filter(|o| o.verdict.judged())
             .collect();
         if !judged.is_empty() && judged.iter().all(|o| o.held()) {
             everywhere += 1;
@@ -554,7 +550,7 @@ fn class_spread(data: &Data, ch: &ClassChapter) -> Result<String, String> {
         let bound = outcomes
             .iter()
             .flatten()
-            .find(|o| !matches!(o.verdict, Verdict::Missing(_)))
+            .find(|o| o.verdict.judged())
             .map_or_else(|| claim.bound_text(), |o| o.bound.clone());
         // "≥ 0.5× and ≤ 2×" wraps between its two limits, never inside one.
         let bound = format!(
@@ -667,7 +663,7 @@ fn class_columns(data: &Data, ch: &ClassChapter) -> Result<String, String> {
             format!("{} held", t.held),
             format!("{} not shown", t.not_shown),
             format!("{} refuted", t.refuted),
-            format!("{} n/a", t.not_checked),
+            format!("{} n/a", t.not_checked + t.not_applicable),
         ];
         let mut cell = lines.join("<br>");
         if t.invariants_broken > 0 {

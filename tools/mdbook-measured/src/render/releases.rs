@@ -15,7 +15,6 @@ use super::table::MAX_TABLE_PX;
 use crate::chart::{self, ChartKind, ChartSpec};
 use crate::data::{Data, list};
 use crate::esc;
-use measure::claims::Verdict;
 use measure::claims::{Claim, Outcome};
 use measure::record::Record;
 use records::judge::{Role, judge};
@@ -485,7 +484,7 @@ impl Change<'_> {
 /// verdict that goes from held to refuted (or back) always does; one that goes to or from "not
 /// shown" with overlapping intervals is what five repetitions of the same thing also do.
 pub(crate) fn changed(a: &Outcome, b: &Outcome) -> bool {
-    if matches!(a.verdict, Verdict::Missing(_)) || matches!(b.verdict, Verdict::Missing(_)) {
+    if !a.verdict.judged() || !b.verdict.judged() {
         return false;
     }
     match (&a.interval, &b.interval) {
@@ -840,7 +839,7 @@ pub(crate) fn releases_anchor(record: &str) -> String {
 mod tests {
     use super::*;
     use crate::render::typed;
-    use measure::claims::Kind;
+    use measure::claims::{Kind, Verdict};
     use measure::verdict::Interval;
 
     fn release(v: &str) -> Release {

@@ -295,6 +295,7 @@ fn word(v: &Verdict) -> &'static str {
         Verdict::NotShown => "not shown",
         Verdict::Refuted => "refuted",
         Verdict::Missing(_) => "not checked",
+        Verdict::DoesNotApply(_) => "does not apply",
     }
 }
 
