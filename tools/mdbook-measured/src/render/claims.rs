@@ -122,7 +122,7 @@ pub(super) fn claim(data: &Data, d: &Claim) -> Result<String, String> {
         claim
             .condition
             .as_ref()
-            .map(|c| format!(" (judged only on machines {})", c.text()))
+            .map(|c| format!(" ({})", c.judged_only()))
             .unwrap_or_default(),
         outcome.word(),
         outcome.summary()
@@ -364,10 +364,7 @@ fn claim_notes(
         });
     }
     if let Some(condition) = &c.condition {
-        notes.push(format!(
-            "judged only on machines {}",
-            esc(&condition.text())
-        ));
+        notes.push(esc(&condition.judged_only()));
     }
     if let Some(on) = &c.depends_on {
         notes.push(format!("depends on {}", esc(on)));

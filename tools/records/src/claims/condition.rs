@@ -141,6 +141,11 @@ impl Condition {
         }
     }
 
+    /// "judged only on machines where vendor is AuthenticAMD": what a page says beside the claim.
+    pub fn judged_only(&self) -> String {
+        format!("judged only on machines {}", self.text())
+    }
+
     /// Whether it holds on `rec`, from the facts the record carries.
     pub fn on(&self, rec: &Record) -> Applies {
         let Some(facts) = &rec.machine.facts else {
