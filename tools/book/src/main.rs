@@ -14,6 +14,7 @@ mod headline;
 mod history;
 mod outputs;
 mod pdf;
+mod readability;
 mod rehash;
 mod releases;
 mod search;
@@ -236,5 +237,9 @@ pub fn build(root: &Path, reader: Option<&str>) -> Result<PathBuf> {
     checks::links(&dir)?;
     checks::headings(&dir)?;
     search::rewrite(&dir)?;
+    // The readability limits hold the book's own pages, not a reader's rebuild of them.
+    if reader.is_none() {
+        readability::check(root, &dir)?;
+    }
     Ok(dir)
 }

@@ -50,7 +50,7 @@ pub struct Manifest {
     #[serde(skip)]
     pub name: String,
     pub title: String,
-    /// Its pages under `src/`, the chapter's first.
+    /// Its pages under `src/`, the chapter's first, its part two (notes and exercises) last.
     pub pages: Vec<String>,
     /// The machine its figures come from.
     pub machine: String,
@@ -111,6 +111,14 @@ impl Manifest {
     /// Its first page, the chapter's own.
     pub fn page(&self) -> &str {
         self.pages.first().map_or("", String::as_str)
+    }
+
+    /// The pages a reader reads through: all but its part two.
+    pub fn main_pages(&self) -> &[String] {
+        match self.pages.len() {
+            0 | 1 => &self.pages,
+            n => &self.pages[..n - 1],
+        }
     }
 }
 

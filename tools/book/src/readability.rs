@@ -1,0 +1,348 @@
+//! How readable each chapter's main pages are, read from the built HTML as a reader meets them:
+//! the prose's words (paragraphs and list items; not code, tables, charts or their captions), its
+//! mean sentence length, and the intervals a paragraph asks the reader to hold. `book build`
+//! prints them and fails on a page or a paragraph past the limits in `readability.toml`, naming
+//! the paragraph, so that the rewritten pages do not grow back (issue 39).
+
+use anyhow::{Context, Result, bail};
+use scraper::{ElementRef, Html, Node, Selector};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// The limits, `readability.toml` at the book's root.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Limits {
+    /// The mean sentence length of a page's prose, in words.
+    pub mean_sentence_words: f64,
+    /// The words of one paragraph or list item.
+    pub paragraph_words: usize,
+    /// The intervals ("(90 % CI …)", a table's min–max quoted in prose) in one paragraph.
+    pub paragraph_intervals: usize,
+    /// Each main page's prose words at most, set from its rewritten text.
+    pub page_words: BTreeMap<String, usize>,
+}
+
+/// One paragraph or list item of prose.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Paragraph {
+    pub text: String,
+    pub words: usize,
+    pub sentences: usize,
+    pub intervals: usize,
+}
+
+impl Paragraph {
+    /// Its first words, to name it in a message.
+    pub fn opening(&self) -> String {
+        let words: Vec<&str> = self.text.split_whitespace().take(10).collect();
+        format!("\"{} …\"", words.join(" "))
+    }
+}
+
+/// A page's prose, paragraph by paragraph.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Page {
+    pub paragraphs: Vec<Paragraph>,
+}
+
+impl Page {
+    pub fn words(&self) -> usize {
+        self.paragraphs.iter().map(|p| p.words).sum()
+    }
+
+    pub fn mean_sentence(&self) -> f64 {
+        let sentences: usize = self.paragraphs.iter().map(|p| p.sentences).sum();
+        self.words() as f64 / sentences.max(1) as f64
+    }
+
+    pub fn intervals(&self) -> usize {
+        self.paragraphs.iter().map(|p| p.intervals).sum()
+    }
+}
+
+/// Reads the prose of one built page (its `<main>`).
+pub fn read_page(html: &str) -> Page {
+    let doc = Html::parse_document(html);
+    let blocks = Selector::parse("main p, main li").expect("a valid selector");
+    let mut paragraphs = Vec::new();
+    for el in doc.select(&blocks) {
+        if outside_prose(el) {
+            continue;
+        }
+        let mut text = String::new();
+        let mut intervals = 0;
+        own_text(el, &mut text, &mut intervals);
+        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let words = count_words(&text);
+        if words == 0 {
+            continue;
+        }
+        intervals += typed_spreads(&text);
+        paragraphs.push(Paragraph {
+            sentences: count_sentences(&text).max(1),
+            words,
+            intervals,
+            text,
+        });
+    }
+    Page { paragraphs }
+}
+
+/// Code, tables, charts and the pages' navigation are not prose; a list item's paragraphs are
+/// counted as paragraphs, not again as the item.
+fn outside_prose(el: ElementRef) -> bool {
+    el.ancestors().filter_map(ElementRef::wrap).any(|a| {
+        matches!(
+            a.value().name(),
+            "pre" | "table" | "svg" | "figure" | "nav" | "code"
+        )
+    })
+}
+
+/// The element's text without nested lists or paragraphs (counted on their own), counting the
+/// claim intervals the renderer wrote.
+fn own_text(el: ElementRef, out: &mut String, intervals: &mut usize) {
+    for child in el.children() {
+        match child.value() {
+            Node::Text(t) => out.push_str(t),
+            Node::Element(e) => {
+                if matches!(e.name(), "ul" | "ol" | "p" | "pre" | "table" | "figure") {
+                    continue;
+                }
+                if e.classes().any(|c| c == "claim-interval") {
+                    *intervals += 1;
+                }
+                if let Some(child) = ElementRef::wrap(child) {
+                    // A verdict mark is a sign, not a word.
+                    if e.classes().any(|c| c == "claim-mark") {
+                        continue;
+                    }
+                    out.push(' ');
+                    own_text(child, out, intervals);
+                    out.push(' ');
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Words: whitespace-separated tokens with a letter or digit in them.
+pub fn count_words(text: &str) -> usize {
+    text.split_whitespace()
+        .filter(|w| w.chars().any(char::is_alphanumeric))
+        .count()
+}
+
+/// Sentences: ends at ".", "!" or "?" (or ":" before a capital) followed by a space and a capital,
+/// a digit, a code span or a quote, or the text's end; "e.g." and "i.e." do not end one.
+pub fn count_sentences(text: &str) -> usize {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let mut n = 0;
+    for (i, w) in words.iter().enumerate() {
+        let w = w.trim_end_matches(['"', '\'', '”', '’', ')']);
+        let ends = w.ends_with(['.', '!', '?']) && !matches!(w, "e.g." | "i.e." | "etc." | "vs.");
+        if !ends {
+            continue;
+        }
+        match words.get(i + 1) {
+            None => n += 1,
+            Some(next) => {
+                if next
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit() || "`\"“(".contains(c))
+                {
+                    n += 1;
+                }
+            }
+        }
+    }
+    if n == 0 && !words.is_empty() { 1 } else { n }
+}
+
+/// Spreads typed into the prose around the figures: "min–max", "from … to … over the repetitions".
+fn typed_spreads(text: &str) -> usize {
+    text.matches("over the repetitions").count() + text.matches("min–max").count()
+}
+
+/// The main pages of every chapter (each manifest's pages but its part two).
+pub fn main_pages(root: &Path) -> Result<Vec<String>> {
+    let chapters = records::chapter::all(root).map_err(|e| anyhow::anyhow!(e))?;
+    Ok(chapters
+        .iter()
+        .flat_map(|c| c.main_pages().iter().cloned())
+        .collect())
+}
+
+pub fn load_limits(root: &Path) -> Result<Limits> {
+    let path = root.join("readability.toml");
+    let text =
+        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    toml::from_str(&text).with_context(|| format!("{}", path.display()))
+}
+
+/// What is past a limit on one page, each a line.
+pub fn breaches(page_name: &str, page: &Page, limits: &Limits) -> Vec<String> {
+    let mut out = Vec::new();
+    match limits.page_words.get(page_name) {
+        None => out.push(format!(
+            "{page_name}: no `page-words` limit in readability.toml (it has {} words of prose)",
+            page.words()
+        )),
+        Some(&most) if page.words() > most => {
+            let mut longest: Vec<&Paragraph> = page.paragraphs.iter().collect();
+            longest.sort_by_key(|p| std::cmp::Reverse(p.words));
+            out.push(format!(
+                "{page_name}: {} words of prose, over its limit of {most}; its longest paragraphs: {}",
+                page.words(),
+                longest
+                    .iter()
+                    .take(3)
+                    .map(|p| format!("{} ({} words)", p.opening(), p.words))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        }
+        Some(_) => {}
+    }
+    if page.mean_sentence() > limits.mean_sentence_words {
+        out.push(format!(
+            "{page_name}: sentences of {:.1} words on average, over the limit of {}",
+            page.mean_sentence(),
+            limits.mean_sentence_words
+        ));
+    }
+    for p in &page.paragraphs {
+        if p.words > limits.paragraph_words {
+            out.push(format!(
+                "{page_name}: the paragraph {} has {} words, over the limit of {}",
+                p.opening(),
+                p.words,
+                limits.paragraph_words
+            ));
+        }
+        if p.intervals > limits.paragraph_intervals {
+            out.push(format!(
+                "{page_name}: the paragraph {} has {} intervals, over the limit of {}: show the others' figures alone (`show=short`)",
+                p.opening(),
+                p.intervals,
+                limits.paragraph_intervals
+            ));
+        }
+    }
+    out
+}
+
+/// Prints each main page's figures and fails on what is past a limit.
+pub fn check(root: &Path, build_dir: &Path) -> Result<()> {
+    let limits = load_limits(root)?;
+    let pages = main_pages(root)?;
+    for name in limits.page_words.keys() {
+        if !pages.contains(name) {
+            bail!("readability.toml: `{name}` is not a chapter's main page");
+        }
+    }
+    println!(
+        "{:<26} {:>6} {:>9} {:>10} {:>9}",
+        "main page", "words", "sentence", "paragraphs", "intervals"
+    );
+    let mut all = Vec::new();
+    for name in &pages {
+        let file = build_dir.join(name.replace(".md", ".html"));
+        let html = std::fs::read_to_string(&file)
+            .with_context(|| format!("reading {}", file.display()))?;
+        let page = read_page(&html);
+        println!(
+            "{:<26} {:>6} {:>9.1} {:>10} {:>9}",
+            name,
+            page.words(),
+            page.mean_sentence(),
+            page.paragraphs.len(),
+            page.intervals()
+        );
+        all.extend(breaches(name, &page, &limits));
+    }
+    if !all.is_empty() {
+        bail!(
+            "the main pages are past their readability limits:\n  {}",
+            all.join("\n  ")
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn page(body: &str) -> Page {
+        read_page(&format!("<html><body><main>{body}</main></body></html>"))
+    }
+
+    #[test]
+    fn prose_leaves_out_code_tables_and_charts() {
+        let p = page(
+            "<p>One two three.</p><pre><code>let x = 1;</code></pre>\
+             <table><tr><td><p>four five</p></td></tr></table>\
+             <figure><svg><text>six</text></svg><figcaption><p>seven</p></figcaption></figure>\
+             <ul><li>Eight nine. <p>Ten eleven.</p></li></ul>",
+        );
+        assert_eq!(p.words(), 7);
+        assert_eq!(p.paragraphs.len(), 3);
+    }
+
+    #[test]
+    fn sentences_end_at_a_stop_before_a_capital_not_at_a_decimal_or_an_abbreviation() {
+        assert_eq!(
+            count_sentences("It took 1.5 ms, e.g. a job. Then it ended. `x` ran."),
+            3
+        );
+        assert_eq!(count_sentences("no stop at all"), 1);
+    }
+
+    #[test]
+    fn intervals_are_counted_in_their_paragraph() {
+        let p = page(
+            "<p>A <a>2.3×</a> <span class=\"claim-interval\">(90 % CI 2.0–2.5×)</span> and \
+             <a>4×</a> <span class=\"claim-interval\">(90 % CI 3–5×)</span>.</p><p>None here.</p>",
+        );
+        assert_eq!(p.paragraphs[0].intervals, 2);
+        assert_eq!(p.paragraphs[1].intervals, 0);
+    }
+
+    #[test]
+    fn a_page_past_its_words_names_its_longest_paragraph() {
+        let p = page("<p>Short one.</p><p>A much longer paragraph of many words here.</p>");
+        let limits = Limits {
+            mean_sentence_words: 24.0,
+            paragraph_words: 100,
+            paragraph_intervals: 1,
+            page_words: [("ch.md".to_string(), 5)].into(),
+        };
+        let b = breaches("ch.md", &p, &limits);
+        assert_eq!(b.len(), 1, "{b:?}");
+        assert!(b[0].contains("\"A much longer paragraph"), "{}", b[0]);
+        assert!(breaches("other.md", &p, &limits)[0].contains("no `page-words` limit"));
+    }
+
+    #[test]
+    fn a_long_sentence_and_a_crowded_paragraph_fail() {
+        let long = vec!["word"; 30].join(" ");
+        let p = page(&format!(
+            "<p>{long}.</p><p>x <span class=\"claim-interval\">(a)</span> y <span class=\"claim-interval\">(b)</span></p>"
+        ));
+        let limits = Limits {
+            mean_sentence_words: 10.0,
+            paragraph_words: 20,
+            paragraph_intervals: 1,
+            page_words: [("ch.md".to_string(), 1000)].into(),
+        };
+        let b = breaches("ch.md", &p, &limits).join("\n");
+        assert!(b.contains("sentences of"), "{b}");
+        assert!(b.contains("has 30 words"), "{b}");
+        assert!(b.contains("has 2 intervals"), "{b}");
+    }
+}
