@@ -13,6 +13,7 @@ mod doctest;
 mod headline;
 mod history;
 mod outputs;
+mod parts;
 mod pdf;
 mod readability;
 mod rehash;
@@ -239,7 +240,7 @@ pub fn build(root: &Path, reader: Option<&str>) -> Result<PathBuf> {
     search::rewrite(&dir)?;
     // The readability limits hold the book's own pages, not a reader's rebuild of them.
     if reader.is_none() {
-        readability::check(root, &dir)?;
+        readability::check(root, &dir, &parts::Parts::of(&md))?;
     }
     Ok(dir)
 }

@@ -168,6 +168,25 @@ fn typed_spreads(text: &str) -> usize {
     text.matches("over the repetitions").count() + text.matches("min–max").count()
 }
 
+/// Intervals written the old, ambiguous way, "(1.60–3.44× over 5 repetitions)", which read the
+/// same as a table's min–max: each interval says what it is, "90% CI" or "min–max".
+pub fn unnamed_intervals(text: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find(" repetitions)") {
+        let before = &rest[..at];
+        if let Some(open) = before.rfind('(') {
+            let inside = &before[open + 1..];
+            let is_range = inside.contains('–') && inside.ends_with(|c: char| c.is_ascii_digit());
+            if is_range && !inside.contains("CI") && !inside.contains("min–max") {
+                found.push(format!("({inside} repetitions)"));
+            }
+        }
+        rest = &rest[at + " repetitions)".len()..];
+    }
+    found
+}
+
 /// The main pages of every chapter (each manifest's pages but its part two).
 pub fn main_pages(root: &Path) -> Result<Vec<String>> {
     let chapters = records::chapter::all(root).map_err(|e| anyhow::anyhow!(e))?;
@@ -237,7 +256,7 @@ pub fn breaches(page_name: &str, page: &Page, limits: &Limits) -> Vec<String> {
 }
 
 /// Prints each main page's figures and fails on what is past a limit.
-pub fn check(root: &Path, build_dir: &Path) -> Result<()> {
+pub fn check(root: &Path, build_dir: &Path, parts: &crate::parts::Parts) -> Result<()> {
     let limits = load_limits(root)?;
     let pages = main_pages(root)?;
     for name in limits.page_words.keys() {
@@ -265,9 +284,24 @@ pub fn check(root: &Path, build_dir: &Path) -> Result<()> {
         );
         all.extend(breaches(name, &page, &limits));
     }
+    // The reader's book names each interval; the notebook quotes the records of their day.
+    for page in &parts.reader {
+        let path = build_dir.join(page.replace(".md", ".html"));
+        let html = std::fs::read_to_string(&path)
+            .with_context(|| format!("reading {}", path.display()))?;
+        let text = Html::parse_document(&html)
+            .root_element()
+            .text()
+            .collect::<String>();
+        for old in unnamed_intervals(&text) {
+            all.push(format!(
+                "{page}: an interval that does not say what it is: {old} (write \"90% CI …\" or \"min–max …\")"
+            ));
+        }
+    }
     if !all.is_empty() {
         bail!(
-            "the main pages are past their readability limits:\n  {}",
+            "the book is past its readability limits:\n  {}",
             all.join("\n  ")
         );
     }
@@ -311,6 +345,19 @@ mod tests {
         );
         assert_eq!(p.paragraphs[0].intervals, 2);
         assert_eq!(p.paragraphs[1].intervals, 0);
+    }
+
+    #[test]
+    fn an_interval_must_say_whether_it_is_a_ci_or_a_range() {
+        assert_eq!(
+            unnamed_intervals("took 2.41× (1.60–3.44× over 5 repetitions) here"),
+            vec!["(1.60–3.44× over 5 repetitions)"]
+        );
+        assert!(
+            unnamed_intervals("2.41× (90% CI 1.60–3.44×) and 3 (min–max 1–4 over 5 repetitions)")
+                .is_empty()
+        );
+        assert!(unnamed_intervals("0 (0 in each of 5 repetitions)").is_empty());
     }
 
     #[test]

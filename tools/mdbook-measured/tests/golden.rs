@@ -124,7 +124,7 @@ fn a_claim_the_book_machine_contradicts_fails_with_its_figure() {
     let e = error_of("{{#measure claim record=ch99-demo id=demo-impossible}}");
     assert!(
         e.contains("claim `demo-impossible` is refuted on test-machine")
-            && e.contains("389× (358–424× over 5 repetitions; claim: ≥ 1,000×)"),
+            && e.contains("389× (90% CI 358–424×; claim: ≥ 1,000×)"),
         "{e}"
     );
     let e = error_of("{{#measure claim record=ch99-demo id=demo-nope}}");
@@ -144,7 +144,7 @@ fn a_readers_book_shows_their_figures_and_which_claims_held_there() {
     // workers = 2 there: burst 2 is "burst = workers", where inline was only 5× the fix.
     assert!(
         out.contains(
-            ">5.00×</span> <span class=\"claim-interval\">(4.40–6.00× over 5 repetitions)</span> <span class=\"claim-verdict not-held\">✗ refuted on reader-machine (claim: ≥ 10×; missed the bound by 50%)</span>"
+            ">5.00×</span> <span class=\"claim-interval\">(90% CI 4.40–6.00×)</span> <span class=\"claim-verdict not-held\">✗ refuted on reader-machine (claim: ≥ 10×; missed the bound by 50%)</span>"
         ),
         "{out}"
     );
@@ -207,7 +207,7 @@ fn tables_and_figures_are_numbered_and_referenced_by_id() {
     assert!(out.contains("See <a href=\"demo.html#m-bursts\">Table 3.1</a> and <a href=\"demo.html#m-chart\">Figure 3.1</a>."), "{out}");
     assert!(
         out.contains(
-            "<table class=\"measure\" id=\"m-bursts\"><caption>Table 3.1. p99 by burst</caption>"
+            "<table class=\"measure\" id=\"m-bursts\"><caption>Table 3.1. p99 by burst <span class=\"spread-key\">"
         ),
         "{out}"
     );

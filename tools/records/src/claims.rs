@@ -55,7 +55,7 @@
 //! `[[retired]]` entry.
 
 use crate::format::{
-    format_metric, format_plain, format_range, format_value, plain, seconds, sig3,
+    format_metric, format_plain, format_range, format_value, plain, seconds, sig2, sig3,
 };
 use crate::record::{Record, Series};
 use crate::verdict::{self, Interval, Limits};
@@ -1385,37 +1385,69 @@ impl Outcome {
         }
     }
 
-    /// The median as the reader reads it ("151×", "35.5 ms"); empty when missing.
+    /// The median as the reader reads it ("151×", "35.5 ms", "230×" where the interval spans a
+    /// factor of two or more); empty when missing.
     pub fn figure(&self) -> String {
-        self.median.map_or(String::new(), |m| self.shown.text(m))
+        self.median.map_or(String::new(), |m| match self.coarse() {
+            true => format!("{}×", sig2(m)),
+            false => self.shown.text(m),
+        })
     }
 
-    /// The interval's ends as one range ("1.60–3.44×"), if there is one.
+    /// A ratio whose interval spans a factor of two or more: its figures get two significant
+    /// digits, since a third would claim more than the repetitions know.
+    fn coarse(&self) -> bool {
+        self.shown == Shown::Ratio
+            && self
+                .interval
+                .is_some_and(|i| i.lo > 0.0 && i.hi.is_finite() && i.hi / i.lo >= 2.0)
+    }
+
+    /// The interval's ends as one range ("1.60–3.44×", "58–290×"), if there is one.
     pub fn range(&self) -> Option<String> {
-        self.interval.as_ref().map(|i| self.shown.range(i.lo, i.hi))
+        self.interval.as_ref().map(|i| match self.coarse() {
+            true => format!("{}–{}×", sig2(i.lo), sig2(i.hi)),
+            false => self.shown.range(i.lo, i.hi),
+        })
     }
 
-    /// "1.60–3.44× over 5 repetitions", "in its one repetition", "0 in each of 5 repetitions"
-    /// (only where every repetition gave that figure, not merely both ends of the interval).
+    /// The interval's ends with its name, for a table cell: "90% CI 1.60–3.44×", "min–max 0–3".
+    pub fn named_range(&self) -> Option<String> {
+        let range = self.range()?;
+        Some(match self.interval.is_some_and(|i| i.of_median) {
+            true => format!("{}% CI {range}", plain(verdict::CONFIDENCE * 100.0)),
+            false => format!("min–max {range}"),
+        })
+    }
+
+    /// What the interval is, named: "90% CI 1.60–3.44×" for the median's confidence interval,
+    /// "min–max 0–3 over 5 repetitions" for the whole range (an invariant, an every-repetition
+    /// claim, too few repetitions), "0 in each of 5 repetitions" where every repetition gave that
+    /// figure, "in its one repetition".
     pub fn interval_text(&self) -> String {
         let n = self.figures.len();
         let all_alike = self.figures.windows(2).all(|w| w[0] == w[1]);
+        let ci = format!("{}% CI", plain(verdict::CONFIDENCE * 100.0));
         let ends = self
             .interval
             .as_ref()
-            .map(|i| (self.shown.text(i.lo), self.shown.text(i.hi)));
+            .map(|i| (self.shown.text(i.lo), self.shown.text(i.hi), i.of_median));
         match ends {
             _ if n == 1 => "in its one repetition".into(),
-            Some((lo, hi)) if lo == hi && all_alike => format!("{lo} in each of {n} repetitions"),
-            Some((lo, hi)) if lo == hi => {
-                format!("{lo} at both ends of its interval, over {n} repetitions")
+            Some((lo, hi, _)) if lo == hi && all_alike => {
+                format!("{lo} in each of {n} repetitions")
             }
-            Some(_) => format!("{} over {n} repetitions", self.range().unwrap_or_default()),
+            Some((lo, hi, true)) if lo == hi => format!("{lo} at both ends of its {ci}"),
+            Some((_, _, true)) => self.named_range().unwrap_or_default(),
+            Some(_) => format!(
+                "{} over {n} repetitions",
+                self.named_range().unwrap_or_default()
+            ),
             None => format!("over {n} repetitions"),
         }
     }
 
-    /// "2.41× (1.60–3.44× over 5 repetitions)": the figure as the pages show it.
+    /// "2.41× (90% CI 1.60–3.44×)": the figure as the pages show it.
     pub fn figure_with_interval(&self) -> String {
         if self.median.is_none() {
             return String::new();
@@ -1423,7 +1455,7 @@ impl Outcome {
         format!("{} ({})", self.figure(), self.interval_text())
     }
 
-    /// "2.41× (1.60–3.44× over 5 repetitions; claim: ≥ 1.5×)", with what would decide a claim
+    /// "2.41× (90% CI 1.60–3.44×; claim: ≥ 1.5×)", with what would decide a claim
     /// that is not shown.
     pub fn summary(&self) -> String {
         match &self.verdict {
@@ -1685,10 +1717,7 @@ at-most = 0
         // Per repetition: 300×, 233×, 180×, 267×, 189×; the median 233×, the range the interval.
         let stall = claims.get("stall").unwrap().check(&rec);
         assert_eq!(stall.figure(), "233×");
-        assert_eq!(
-            stall.summary(),
-            "233× (180–300× over 5 repetitions; claim: ≥ 10×)"
-        );
+        assert_eq!(stall.summary(), "233× (90% CI 180–300×; claim: ≥ 10×)");
         assert_eq!(stall.margin_text(), "+1,700%");
         let lowest = claims.get("fix-lowest").unwrap().check(&rec);
         assert_eq!(lowest.held_in, 5);
@@ -1725,12 +1754,49 @@ at-most = 0
         let o = claims.get("stall").unwrap().check(&rec);
         assert_eq!(o.verdict, Verdict::NotShown, "{}", o.summary());
         assert_eq!(o.held_in, 4);
-        assert!(o.summary().contains("3.50–300×"), "{}", o.summary());
+        assert!(o.summary().contains("90% CI 3.5–300×"), "{}", o.summary());
         assert!(
             o.summary()
                 .contains("most repetitions on the held side, 4 of 5 held"),
             "{}",
             o.summary()
+        );
+    }
+
+    #[test]
+    fn a_confidence_interval_and_a_range_are_named_apart() {
+        let o = |figures: Vec<f64>, every: bool| {
+            let interval = if every {
+                verdict::range(&figures)
+            } else {
+                verdict::median_interval(&figures)
+            };
+            Outcome {
+                verdict: Verdict::Held,
+                kind: Kind::Conclusion,
+                median: verdict::median(&figures),
+                interval,
+                shown: Shown::Ratio,
+                bound: "≥ 1×".into(),
+                held_in: figures.len(),
+                figures,
+                margin: None,
+                to_decide: None,
+            }
+        };
+        let five = vec![1.6, 2.0, 2.4, 2.8, 3.0];
+        assert_eq!(
+            o(five.clone(), false).figure_with_interval(),
+            "2.40× (90% CI 1.60–3.00×)"
+        );
+        assert_eq!(
+            o(five, true).figure_with_interval(),
+            "2.40× (min–max 1.60–3.00× over 5 repetitions)"
+        );
+        // An interval that spans a factor of two or more: two significant digits.
+        assert_eq!(
+            o(vec![58.3, 150.0, 231.0, 260.0, 288.0], false).figure_with_interval(),
+            "230× (90% CI 58–290×)"
         );
     }
 
@@ -1746,7 +1812,7 @@ at-most = 0
         let o = claims.get("stall").unwrap().check(&rec);
         assert_eq!(
             (o.verdict.clone(), o.figure().as_str()),
-            (Verdict::Refuted, "5.00×")
+            (Verdict::Refuted, "5.0×")
         );
         assert!(o.margin.unwrap() < 0.0);
         assert_eq!(o.word(), "refuted");

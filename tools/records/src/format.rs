@@ -151,6 +151,25 @@ pub fn plain(v: f64) -> String {
     }
 }
 
+/// Two significant digits ("230", "58", "0.23"), for a figure whose interval spans a factor of two
+/// or more: a third digit would claim more than the figure knows.
+pub fn sig2(v: f64) -> String {
+    let a = v.abs();
+    if a == 0.0 || !a.is_finite() {
+        return sig3(v);
+    }
+    let step = 10f64.powi(a.log10().floor() as i32 - 1);
+    let rounded = (v / step).round() * step;
+    if rounded.abs() >= 100.0 {
+        sig3(rounded)
+    } else if rounded.abs() >= 10.0 {
+        format!("{rounded:.0}")
+    } else {
+        let decimals = (-(step.log10().round()) as i32).max(0) as usize;
+        format!("{rounded:.decimals$}")
+    }
+}
+
 /// About three significant digits, with thousands separators and no needless decimals.
 pub fn sig3(v: f64) -> String {
     let a = v.abs();
@@ -185,6 +204,16 @@ pub fn sig3(v: f64) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn two_significant_digits_round_the_figure_not_just_its_decimals() {
+        assert_eq!(super::sig2(231.0), "230");
+        assert_eq!(super::sig2(288.0), "290");
+        assert_eq!(super::sig2(58.3), "58");
+        assert_eq!(super::sig2(5.0), "5.0");
+        assert_eq!(super::sig2(0.226), "0.23");
+        assert_eq!(super::sig2(1234.0), "1,200");
+    }
+
     #[test]
     fn a_range_names_its_unit_once_where_both_ends_share_it() {
         assert_eq!(format_range(1.6, 3.44, "×"), "1.60–3.44×");

@@ -690,17 +690,15 @@ at-most = 0
             "{text}"
         );
         assert!(
-            text.contains("held        stall: 175× (144–200× over 5 repetitions; claim: ≥ 10×); book: 175× (144–200× over 5 repetitions)"),
+            text.contains("held        stall: 175× (90% CI 144–200×; claim: ≥ 10×); book: 175× (90% CI 144–200×)"),
             "{text}"
         );
         assert!(
-            text.contains(
-                "REFUTED     quiet-one: 200 µs (150–250 µs over 5 repetitions; claim: ≤ 100 µs)"
-            ),
+            text.contains("REFUTED     quiet-one: 200 µs (90% CI 150–250 µs; claim: ≤ 100 µs)"),
             "{text}"
         );
         assert!(
-            text.contains("NOT SHOWN   near-bound: 200 µs (150–250 µs over 5 repetitions; claim: ≤ 230 µs): most repetitions on the held side, 4 of 5 held; about"),
+            text.contains("NOT SHOWN   near-bound: 200 µs (90% CI 150–250 µs; claim: ≤ 230 µs): most repetitions on the held side, 4 of 5 held; about"),
             "{text}"
         );
         assert!(text.contains("noisy: 32.0% of a core taken"), "{text}");

@@ -55,6 +55,9 @@ pub struct Interval {
     pub hi: f64,
     pub n: usize,
     pub coverage: f64,
+    /// A confidence interval for the median ([`median_interval`]), not the whole range
+    /// ([`range`]): the pages name the two apart ("90 % CI", "min–max").
+    pub of_median: bool,
 }
 
 /// The median of `figures` (the middle one, or the mean of the middle two).
@@ -79,6 +82,7 @@ pub fn median_interval(figures: &[f64]) -> Option<Interval> {
         hi: s[n - k],
         n,
         coverage: coverage(n, k),
+        of_median: true,
     })
 }
 
@@ -92,6 +96,7 @@ pub fn range(figures: &[f64]) -> Option<Interval> {
         hi: s[n - 1],
         n,
         coverage: coverage(n, 1),
+        of_median: false,
     })
 }
 
@@ -265,6 +270,7 @@ mod tests {
             hi,
             n: 5,
             coverage: 0.9375,
+            of_median: true,
         };
         assert_eq!(at_least.judge(&i(1.6, 3.4)), Verdict::Held);
         assert_eq!(at_least.judge(&i(1.2, 3.4)), Verdict::NotShown);
@@ -291,6 +297,7 @@ mod tests {
             hi,
             n: 5,
             coverage: 0.9375,
+            of_median: true,
         };
         assert!((at_least.margin(&i(12.5, 40.0)).unwrap() - 0.25).abs() < 1e-12);
         assert!((at_least.margin(&i(8.0, 40.0)).unwrap() + 0.2).abs() < 1e-12);

@@ -624,7 +624,7 @@ fn class_spread(data: &Data, ch: &ClassChapter) -> Result<String, String> {
 fn class_columns(data: &Data, ch: &ClassChapter) -> Result<String, String> {
     let mut widths = vec![CLASS_CLAIM_PX];
     let mut html = String::from(
-        "<div class=\"measure-scroll\"><table class=\"measure class\"><thead><tr><th>claim</th>",
+        "<div class=\"measure-scroll\"><table class=\"measure class\"><caption><span class=\"spread-key\">Each cell: the claim's figure on that machine, the interval it was judged on below it (its 90% CI; min–max for an invariant or a claim about every repetition).</span></caption><thead><tr><th>claim</th>",
     );
     for (machine, _) in &ch.present {
         html.push_str(&format!("<th><code>{}</code></th>", esc(machine)));

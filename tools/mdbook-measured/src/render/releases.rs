@@ -861,6 +861,7 @@ mod tests {
                 hi,
                 n: 5,
                 coverage: 0.9375,
+                of_median: true,
             }),
             shown: measure::claims::Shown::Ratio,
             bound: String::new(),

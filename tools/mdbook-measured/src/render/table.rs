@@ -323,10 +323,8 @@ pub(super) fn table_html(
     for row in &row_values {
         widths[0] = widths[0].max(TableFont::label(rows, row, data));
     }
-    let mut html = String::from("<table class=\"measure\">");
-    if let Some(c) = caption {
-        html.push_str(&format!("<caption>{}</caption>", esc(c)));
-    }
+    let mut html = String::new();
+    let mut spreads = false;
     html.push_str(&format!("<thead><tr><th>{}</th>", esc(&corner)));
     for c in &col_values {
         html.push_str(&format!("<th>{}</th>", header(cols, c)?));
@@ -351,6 +349,7 @@ pub(super) fn table_html(
                         ),
                     );
                     let width = TableFont::text(&median).max(TableFont::spread(&spread));
+                    spreads = true;
                     (
                         format!("{median} <span class=\"spread\">{spread}</span>"),
                         width,
@@ -372,6 +371,19 @@ pub(super) fn table_html(
         html.push_str("</tr>");
     }
     html.push_str("</tbody></table>");
+    // What a cell's two figures are, said where the table is: the prose's intervals are the
+    // median's confidence intervals, a cell's small range is its min–max.
+    let key = spreads.then_some(SPREAD_KEY);
+    let caption = match (caption, key) {
+        (Some(c), Some(k)) => format!(
+            "<caption>{} <span class=\"spread-key\">{k}</span></caption>",
+            esc(c)
+        ),
+        (Some(c), None) => format!("<caption>{}</caption>", esc(c)),
+        (None, Some(k)) => format!("<caption><span class=\"spread-key\">{k}</span></caption>"),
+        (None, None) => String::new(),
+    };
+    let html = format!("<table class=\"measure\">{caption}{html}");
     let total: f64 = widths.iter().map(|w| w + TableFont::PADDING).sum();
     if total > MAX_TABLE_PX {
         return Err(format!(
@@ -381,6 +393,10 @@ pub(super) fn table_html(
     }
     Ok(html)
 }
+
+/// How a table with spreads says what its cells hold.
+pub(super) const SPREAD_KEY: &str =
+    "Each cell: the median over the repetitions, their min–max below it.";
 
 /// "4.00 KiB" as "4 KiB", "64.0 KiB" as "64 KiB"; "1.50 MiB" stays.
 pub(super) fn whole_number(shown: &str) -> String {
