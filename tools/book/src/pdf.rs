@@ -84,7 +84,7 @@ struct Entry {
     id: Option<String>,
 }
 
-pub fn print(root: &Path, paper: Paper, build: bool) -> Result<PathBuf> {
+pub fn print(root: &Path, paper: Paper, build: bool) -> Result<Vec<PathBuf>> {
     let browser = browser()?;
     let dir = if build {
         crate::build(root, None)?
@@ -92,38 +92,225 @@ pub fn print(root: &Path, paper: Paper, build: bool) -> Result<PathBuf> {
         root.join("book")
     };
     let page = dir.join("print.html");
-    let html = std::fs::read_to_string(&page).with_context(|| {
+    let mut html = std::fs::read_to_string(&page).with_context(|| {
         format!(
             "reading {} (build the book first: `cargo run -p book -- build`)",
             page.display()
         )
     })?;
-    let out = dir.join("book.pdf");
-    let started = Instant::now();
-
-    let entries = contents(root, &html);
-    let mut printable = with_paper(&html, paper);
-    match flamegraph_excerpts(&dir, &printable) {
-        Some(h) => printable = h,
+    match flamegraph_excerpts(&dir, &html) {
+        Some(h) => html = h,
         None if html.contains("flamegraph.svg\"") => {
             eprintln!("note: the flamegraph's frames were not found: it prints whole")
         }
         None => {}
     }
+    let md = crate::load(root, None)?;
+    let parts = crate::parts::Parts::of(&md);
+    let printed = Printed::split(&html, pages_of(&md))?;
+    let mut outs = Vec::new();
+    for (file, pages) in [("book.pdf", &parts.reader), (NOTEBOOK_PDF, &parts.notebook)] {
+        if pages.is_empty() {
+            continue;
+        }
+        let out = dir.join(file);
+        print_part(browser, &dir, &printed.part(pages), paper, &out)?;
+        outs.push(out);
+    }
+    Ok(outs)
+}
+
+/// The lab notebook's PDF, beside the book's.
+const NOTEBOOK_PDF: &str = "notebook.pdf";
+
+/// One page of the book as SUMMARY.md places it.
+#[derive(Debug, Clone)]
+struct PageInfo {
+    path: String,
+    /// 1 for a chapter, 2 for a page under it.
+    depth: usize,
+    number: String,
+    /// Its part's title, on the first page of a part.
+    part: Option<String>,
+}
+
+/// The book's pages in SUMMARY.md's order, each with the part it opens.
+fn pages_of(md: &mdbook_driver::MDBook) -> Vec<PageInfo> {
+    let mut pages = Vec::new();
+    let mut part = None;
+    for item in md.iter() {
+        match item {
+            BookItem::PartTitle(title) => part = Some(title.clone()),
+            BookItem::Chapter(ch) => {
+                if let Some(path) = &ch.path {
+                    pages.push(PageInfo {
+                        path: path.to_string_lossy().to_string(),
+                        depth: ch.parent_names.len() + 1,
+                        number: ch
+                            .number
+                            .as_ref()
+                            .map(|n| n.to_string())
+                            .unwrap_or_default(),
+                        part: part.take(),
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    pages
+}
+
+/// print.html cut at its pages: what comes before `<main>`'s pages, each page's HTML (mdBook
+/// separates them with a page break), and what follows them.
+struct Printed {
+    head: String,
+    pages: Vec<(PageInfo, String)>,
+    tail: String,
+}
+
+/// mdBook's page break between two pages of print.html.
+const BREAK: &str = "<div style=\"break-before: page; page-break-before: always;\"></div>";
+
+impl Printed {
+    fn split(html: &str, info: Vec<PageInfo>) -> Result<Printed> {
+        let open = html
+            .find("<main>")
+            .context("print.html has no <main>: not mdBook's print page")?
+            + "<main>".len();
+        let close = html[open..]
+            .rfind("</main>")
+            .context("print.html's <main> is not closed")?
+            + open;
+        let chunks: Vec<&str> = html[open..close].split(BREAK).collect();
+        if chunks.len() != info.len() {
+            bail!(
+                "print.html holds {} pages and SUMMARY.md names {}: the PDF cannot tell them apart",
+                chunks.len(),
+                info.len()
+            );
+        }
+        Ok(Printed {
+            head: html[..open].to_string(),
+            pages: info
+                .into_iter()
+                .zip(chunks.into_iter().map(str::to_string))
+                .collect(),
+            tail: html[close..].to_string(),
+        })
+    }
+
+    /// The pages of one part, in order.
+    fn part(&self, paths: &[String]) -> Printed {
+        Printed {
+            head: self.head.clone(),
+            pages: self
+                .pages
+                .iter()
+                .filter(|(info, _)| paths.contains(&info.path))
+                .cloned()
+                .collect(),
+            tail: self.tail.clone(),
+        }
+    }
+
+    /// The contents: each page's part, the page, and its sections (`<h2>`), with the heading ids
+    /// the PDF's named destinations take; the first page (the title) is not listed.
+    fn contents(&self) -> Vec<Entry> {
+        let mut entries = Vec::new();
+        for (info, html) in self.pages.iter().skip(1) {
+            if let Some(part) = &info.part {
+                entries.push(Entry {
+                    depth: 0,
+                    number: String::new(),
+                    title: part.clone(),
+                    id: None,
+                });
+            }
+            let Some((id, title)) = headings(html, "h1").into_iter().next() else {
+                continue;
+            };
+            entries.push(Entry {
+                depth: info.depth,
+                number: info.number.clone(),
+                title,
+                id: Some(id),
+            });
+            for (id, title) in headings(html, "h2") {
+                entries.push(Entry {
+                    depth: info.depth + 1,
+                    number: String::new(),
+                    title,
+                    id: Some(id),
+                });
+            }
+        }
+        entries
+    }
+
+    /// The part as one page to print: its first page (the title), the contents, then every page
+    /// under a running head of its own title (CSS named pages: Chromium prints a page's
+    /// `@top-center` from the `@page` rule its name selects).
+    fn printable(
+        &self,
+        paper: Paper,
+        entries: &[Entry],
+        numbers: Option<&BTreeMap<String, u32>>,
+    ) -> String {
+        let mut style = format!("<style>@page {{ size: {}; }}\n", paper.css());
+        let mut body = String::new();
+        for (i, (_, html)) in self.pages.iter().enumerate() {
+            let head = headings(html, "h1")
+                .into_iter()
+                .next()
+                .map(|(_, t)| strip_tags(&t))
+                .unwrap_or_default();
+            // The title page has no running head; every other page has its own title's.
+            if i > 0 {
+                style.push_str(&format!(
+                    "@page p{i} {{ @top-center {{ content: \"{}\"; font-size: 8.5pt; color: #555; }} }}\n",
+                    css_string(&unescape(&head))
+                ));
+            }
+            body.push_str(&format!(
+                "<section class=\"pdf-page\" style=\"page: p{i}\">{html}</section>\n"
+            ));
+            if i == 0 {
+                style.push_str(
+                    "@page contents { @top-center { content: \"Contents\"; font-size: 8.5pt; color: #555; } }\n",
+                );
+                body.push_str(&contents_nav(entries, numbers));
+            }
+        }
+        style.push_str("</style>\n");
+        let head = match self.head.find("</head>") {
+            Some(at) => format!("{}{style}{}", &self.head[..at], &self.head[at..]),
+            None => format!("{style}{}", self.head),
+        };
+        format!("{head}\n{body}{}", self.tail)
+    }
+}
+
+/// Prints one part: a first print with placeholders says on which page each contents entry
+/// starts, a second fills them in, and the destinations are read again to check that nothing
+/// moved; then the outline, the page numbers and the pages' fill are checked.
+fn print_part(browser: &str, dir: &Path, part: &Printed, paper: Paper, out: &Path) -> Result<()> {
+    let started = Instant::now();
+    let entries = part.contents();
     let copy = dir.join(PRINTED);
     let result = (|| {
-        std::fs::write(&copy, insert_contents(&printable, &entries, None))?;
-        print_to_pdf(browser, &copy, &out)?;
-        let numbered = match destinations(&out) {
+        std::fs::write(&copy, part.printable(paper, &entries, None))?;
+        print_to_pdf(browser, &copy, out)?;
+        let numbered = match destinations(out) {
             Some(first) => {
                 let pages: BTreeMap<String, u32> = entries
                     .iter()
                     .filter_map(|e| e.id.as_ref())
                     .filter_map(|id| Some((id.clone(), *first.get(id)?)))
                     .collect();
-                std::fs::write(&copy, insert_contents(&printable, &entries, Some(&pages)))?;
-                print_to_pdf(browser, &copy, &out)?;
-                let second = destinations(&out).unwrap_or_default();
+                std::fs::write(&copy, part.printable(paper, &entries, Some(&pages)))?;
+                print_to_pdf(browser, &copy, out)?;
+                let second = destinations(out).unwrap_or_default();
                 let moved: Vec<String> = pages
                     .iter()
                     .filter(|(id, p)| second.get(*id) != Some(p))
@@ -150,7 +337,7 @@ pub fn print(root: &Path, paper: Paper, build: bool) -> Result<PathBuf> {
     let _ = std::fs::remove_file(&copy);
     let numbered = result?;
 
-    let pdf = std::fs::read(&out)?;
+    let pdf = std::fs::read(out)?;
     // Chromium versions without the outline flag ignore it: say so rather than ship a PDF
     // without bookmarks.
     if !pdf.windows(15).any(|w| w == b"/Type /Outlines") {
@@ -161,17 +348,30 @@ pub fn print(root: &Path, paper: Paper, build: bool) -> Result<PathBuf> {
     }
     let pages = pdf.windows(11).filter(|w| w == b"/Type /Page").count()
         - pdf.windows(12).filter(|w| w == b"/Type /Pages").count();
-    let numbers = match page_numbers(&out, pages) {
-        Some(n) if n < pages => bail!(
-            "{}: only {n} of {pages} pages end with their page number (theme/measure.css's @page \
-             rule, `@bottom-center`)",
-            out.display()
-        ),
-        Some(n) => format!("a number at the foot of all {n} pages"),
+    let numbers = match page_texts(out) {
+        Some(texts) => {
+            let n = numbered_pages(&texts, pages);
+            if n < pages {
+                bail!(
+                    "{}: only {n} of {pages} pages end with their page number (theme/measure.css's @page \
+                     rule, `@bottom-center`)",
+                    out.display()
+                );
+            }
+            let bare = bare_pages(&texts);
+            if !bare.is_empty() {
+                bail!(
+                    "{}: pages that hold almost nothing (a heading or a line cut off from its text): {}",
+                    out.display(),
+                    bare.join("; ")
+                );
+            }
+            format!("a number at the foot of all {n} pages, none nearly empty")
+        }
         None => "page numbers not checked (no pdftotext)".to_string(),
     };
     eprintln!(
-        "printed {} ({pages} pages, {}, {:.1} MiB) in {:.0} s: an outline, {numbers}, contents {}",
+        "printed {} ({pages} pages, {}, {:.1} MiB) in {:.0} s: an outline, running heads, {numbers}, contents {}",
         out.display(),
         paper.css(),
         pdf.len() as f64 / (1024.0 * 1024.0),
@@ -182,7 +382,21 @@ pub fn print(root: &Path, paper: Paper, build: bool) -> Result<PathBuf> {
             "with links"
         }
     );
-    Ok(out)
+    Ok(())
+}
+
+/// A CSS string's content: quotes and backslashes escaped.
+fn css_string(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+/// The few entities a heading's text may hold, as characters.
+fn unescape(s: &str) -> String {
+    s.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&")
 }
 
 fn print_to_pdf(browser: &str, page: &Path, out: &Path) -> Result<()> {
@@ -230,80 +444,31 @@ fn print_once(browser: &str, page: &Path, out: &Path) -> Result<()> {
     Ok(())
 }
 
-/// The paper size, as an `@page` rule at the end of the head (after the book's own @page rule).
-fn with_paper(html: &str, paper: Paper) -> String {
-    let style = format!("<style>@page {{ size: {}; }}</style>\n", paper.css());
-    match html.find("</head>") {
-        Some(at) => format!("{}{style}{}", &html[..at], &html[at..]),
-        None => format!("{style}{html}"),
-    }
-}
-
-/// The table of contents: the SUMMARY's parts and chapters, each chapter matched with its heading
-/// in print.html (every page starts with one `<h1>`, in the SUMMARY's order). Where they do not
-/// match, the headings alone.
-fn contents(root: &Path, html: &str) -> Vec<Entry> {
-    let headings = h1s(html);
-    let mut entries = Vec::new();
-    if let Ok(md) = crate::load(root, None) {
-        let mut h = headings.iter();
-        let mut matched = true;
-        for item in md.iter() {
-            match item {
-                BookItem::PartTitle(title) => entries.push(Entry {
-                    depth: 0,
-                    number: String::new(),
-                    title: title.clone(),
-                    id: None,
-                }),
-                BookItem::Chapter(ch) if ch.path.is_some() => match h.next() {
-                    Some((id, title)) => entries.push(Entry {
-                        depth: ch.parent_names.len() + 1,
-                        number: ch
-                            .number
-                            .as_ref()
-                            .map(|n| n.to_string())
-                            .unwrap_or_default(),
-                        title: title.clone(),
-                        id: Some(id.clone()),
-                    }),
-                    None => matched = false,
-                },
-                _ => {}
-            }
-        }
-        if matched && h.next().is_none() {
-            return entries;
-        }
-    }
-    headings_only(headings)
-}
-
-/// The contents as the page's headings alone, each at the first level, unnumbered.
-fn headings_only(headings: Vec<(String, String)>) -> Vec<Entry> {
-    headings
-        .into_iter()
-        .map(|(id, title)| Entry {
-            depth: 1,
-            number: String::new(),
-            title,
-            id: Some(id),
-        })
-        .collect()
-}
-
-/// (id, text) of every `<h1>` in the page.
-fn h1s(html: &str) -> Vec<(String, String)> {
+/// (id, inner HTML) of every `<TAG id="…">` heading in the page, its anchor link stripped.
+fn headings(html: &str, tag: &str) -> Vec<(String, String)> {
+    let open = format!("<{tag} id=\"");
+    let close = format!("</{tag}>");
     let mut out = Vec::new();
     let mut rest = html;
-    while let Some(at) = rest.find("<h1 id=\"") {
-        let from = &rest[at + 8..];
+    while let Some(at) = rest.find(&open) {
+        let from = &rest[at + open.len()..];
         let Some(q) = from.find('"') else { break };
         let id = from[..q].to_string();
-        let Some(end) = from.find("</h1>") else { break };
+        let Some(end) = from.find(&close) else { break };
         let inner = &from[q..end];
-        let text = strip_tags(&inner[inner.find('>').map_or(0, |i| i + 1)..]);
-        out.push((id, text.trim().to_string()));
+        let inner = &inner[inner.find('>').map_or(0, |i| i + 1)..];
+        // mdBook wraps the heading's text in a link to itself.
+        let inner = match (
+            inner.strip_prefix("<a class=\"header\""),
+            inner.rfind("</a>"),
+        ) {
+            (Some(a), Some(close)) if a.contains('>') => {
+                let text_at = inner.find('>').map_or(0, |i| i + 1);
+                &inner[text_at..close]
+            }
+            _ => inner,
+        };
+        out.push((id, inner.trim().to_string()));
         rest = &from[end..];
     }
     out
@@ -323,11 +488,12 @@ fn strip_tags(s: &str) -> String {
     out
 }
 
-/// The contents as a page of its own at the start of `<main>`; `pages` gives each chapter's page
-/// (None: placeholders of the same width, for the first print).
-fn insert_contents(html: &str, entries: &[Entry], pages: Option<&BTreeMap<String, u32>>) -> String {
-    let mut toc =
-        String::from("<nav class=\"pdf-contents\">\n<h1 id=\"pdf-contents\">Contents</h1>\n<ol>\n");
+/// The contents, a page of their own; `pages` gives each entry's page (None: placeholders of the
+/// same width, for the first print).
+fn contents_nav(entries: &[Entry], pages: Option<&BTreeMap<String, u32>>) -> String {
+    let mut toc = String::from(
+        "<nav class=\"pdf-contents\" style=\"page: contents\">\n<h1 id=\"pdf-contents\">Contents</h1>\n<ol>\n",
+    );
     for e in entries {
         let Some(id) = &e.id else {
             toc.push_str(&format!("<li class=\"part\">{}</li>\n", escape(&e.title)));
@@ -345,23 +511,8 @@ fn insert_contents(html: &str, entries: &[Entry], pages: Option<&BTreeMap<String
             e.title // as in the page's heading: already HTML
         ));
     }
-    const BREAK: &str = "<div style=\"break-before: page; page-break-before: always;\"></div>";
     toc.push_str("</ol>\n</nav>\n");
-    // After the title page, at the first page break of mdBook's print page; else first thing.
-    let Some(main) = html.find("<main>") else {
-        return html.to_string();
-    };
-    match html[main..].find(BREAK) {
-        Some(at) => {
-            let at = main + at;
-            format!("{}{BREAK}\n{toc}{}", &html[..at], &html[at..])
-        }
-        None => format!(
-            "{}<main>\n{toc}{BREAK}\n{}",
-            &html[..main],
-            &html[main + 6..]
-        ),
-    }
+    toc
 }
 
 fn escape(s: &str) -> String {
@@ -398,8 +549,9 @@ fn destinations(pdf: &Path) -> Option<BTreeMap<String, u32>> {
     Some(map)
 }
 
-/// How many of the `pages` pages end with their own number (pdftotext); None without pdftotext.
-fn page_numbers(pdf: &Path, pages: usize) -> Option<usize> {
+/// Each page's text (pdftotext, in reading order: the running head first, the page number last);
+/// None without pdftotext.
+fn page_texts(pdf: &Path) -> Option<Vec<String>> {
     // (-layout: in reading order, the footer last; without it a table's cells may follow it)
     let out = Command::new("pdftotext")
         .arg("-layout")
@@ -410,16 +562,54 @@ fn page_numbers(pdf: &Path, pages: usize) -> Option<usize> {
     if !out.status.success() {
         return None;
     }
-    let text = String::from_utf8_lossy(&out.stdout);
-    let numbered = text
-        .split('\u{c}')
+    Some(
+        String::from_utf8_lossy(&out.stdout)
+            .split('\u{c}')
+            .map(str::to_string)
+            .collect(),
+    )
+}
+
+/// How many of the first `pages` pages end with their own number.
+fn numbered_pages(texts: &[String], pages: usize) -> usize {
+    texts
+        .iter()
         .take(pages)
         .enumerate()
         .filter(|(i, page)| {
             page.lines().rev().map(str::trim).find(|l| !l.is_empty()) == Some(&(i + 1).to_string())
         })
-        .count();
-    Some(numbered)
+        .count()
+}
+
+/// The fewest lines of text a page holds besides its running head and number: a page with fewer
+/// holds a heading cut off from its text, or a last line cut off from its paragraph.
+const FEWEST_LINES: usize = 3;
+
+/// The pages after the title page that hold fewer than [`FEWEST_LINES`] lines of their own,
+/// each as "page N: its text".
+fn bare_pages(texts: &[String]) -> Vec<String> {
+    texts
+        .iter()
+        .enumerate()
+        .skip(1)
+        .filter_map(|(i, page)| {
+            let lines: Vec<&str> = page
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .collect();
+            // The running head and the page number are not the page's own text.
+            let own = lines.len().saturating_sub(2);
+            (!lines.is_empty() && own < FEWEST_LINES).then(|| {
+                format!(
+                    "page {}: \"{}\"",
+                    i + 1,
+                    lines[..lines.len() - 1].join(" / ")
+                )
+            })
+        })
+        .collect()
 }
 
 /// The flamegraph on paper: at page width its 12 px labels would print at a third of their size,
@@ -553,29 +743,80 @@ mod tests {
 
     const PAGE: &str = "<html><head><title>t</title></head><body><main>\n\
         <h1 id=\"intro\"><a class=\"header\" href=\"#intro\">Intro</a></h1><p>a</p>\n\
-        <div style=\"break-before: page;\"></div>\n\
+        <div style=\"break-before: page; page-break-before: always;\"></div>\n\
         <h1 id=\"one\"><a class=\"header\" href=\"#one\">One <code>&lt;T&gt;</code></a></h1>\n\
+        <h2 id=\"sec\"><a class=\"header\" href=\"#sec\">A section</a></h2>\n\
+        <div style=\"break-before: page; page-break-before: always;\"></div>\n\
+        <h1 id=\"notebook\"><a class=\"header\" href=\"#notebook\">Notebook</a></h1>\n\
         </main></body></html>";
 
+    fn info(path: &str, depth: usize, number: &str, part: Option<&str>) -> PageInfo {
+        PageInfo {
+            path: path.into(),
+            depth,
+            number: number.into(),
+            part: part.map(str::to_string),
+        }
+    }
+
     #[test]
-    fn the_contents_list_every_heading_with_its_page_or_a_placeholder() {
-        let h = h1s(PAGE);
+    fn each_page_prints_under_its_own_running_head_and_the_contents_go_two_levels_deep() {
+        let pages = vec![
+            info("title.md", 1, "", None),
+            info("one.md", 1, "1.", Some("The pitfalls")),
+            info("notebook.md", 1, "", None),
+        ];
+        let printed = Printed::split(PAGE, pages).unwrap();
+        let entries = printed.contents();
+        let titles: Vec<(usize, &str)> = entries
+            .iter()
+            .map(|e| (e.depth, e.title.as_str()))
+            .collect();
         assert_eq!(
-            h,
+            titles,
             [
-                ("intro".to_string(), "Intro".to_string()),
-                ("one".to_string(), "One &lt;T&gt;".to_string())
+                (0, "The pitfalls"),
+                (1, "One <code>&lt;T&gt;</code>"),
+                (2, "A section"),
+                (1, "Notebook")
             ]
         );
-        let entries = headings_only(h);
-        let first = insert_contents(PAGE, &entries, None);
-        assert!(first.contains("<main>\n<nav class=\"pdf-contents\">"));
+        let book = printed.part(&["title.md".into(), "one.md".into()]);
+        let first = book.printable(Paper::Letter, &book.contents(), None);
+        assert!(first.contains("@page { size: letter; }"), "{first}");
+        assert!(
+            first.contains("@page p1 { @top-center { content: \"One <T>\";"),
+            "{first}"
+        );
+        assert!(
+            !first.contains("@page p0"),
+            "the title page has no running head: {first}"
+        );
+        // The contents follow the title page, with placeholders in the first print.
+        let title_at = first.find("Intro").unwrap();
+        let contents_at = first.find("<nav class=\"pdf-contents\"").unwrap();
+        assert!(title_at < contents_at && contents_at < first.find("id=\"one\"").unwrap());
         assert_eq!(first.matches("<span class=\"page\">000</span>").count(), 2);
-        let pages = BTreeMap::from([("intro".to_string(), 2), ("one".to_string(), 17)]);
-        let second = insert_contents(PAGE, &entries, Some(&pages));
-        assert!(second.contains("href=\"#one\"><span class=\"number\"></span>One &lt;T&gt;</a><span class=\"leader\"></span><span class=\"page\">17</span>"));
-        let paper = with_paper(PAGE, Paper::Letter);
-        assert!(paper.contains("<style>@page { size: letter; }</style>\n</head>"));
+        assert!(!first.contains("Notebook"), "{first}");
+        let numbers = BTreeMap::from([("one".to_string(), 3), ("sec".to_string(), 4)]);
+        let second = book.printable(Paper::A4, &book.contents(), Some(&numbers));
+        assert!(second.contains("href=\"#sec\"><span class=\"number\"></span>A section</a><span class=\"leader\"></span><span class=\"page\">4</span>"), "{second}");
+        // A print page that does not hold SUMMARY's pages is refused.
+        assert!(Printed::split(PAGE, vec![info("a.md", 1, "", None)]).is_err());
+    }
+
+    #[test]
+    fn a_page_with_almost_nothing_on_it_is_named() {
+        let texts = vec![
+            "Title\n\n1".to_string(),
+            "Head\nline one\nline two\nline three\n\n2".to_string(),
+            "Head\nNext: the notes\n\n3".to_string(),
+        ];
+        assert_eq!(numbered_pages(&texts, 3), 3);
+        assert_eq!(
+            bare_pages(&texts),
+            vec!["page 3: \"Head / Next: the notes\""]
+        );
     }
 
     #[test]

@@ -68,6 +68,8 @@ impl Select {
 /// The records under `<root>/data/`, loaded once each.
 pub struct Data {
     root: PathBuf,
+    /// The repository's address, where the build was told it.
+    repository: Option<String>,
     /// The machine the book's figures come from (`reference-machine` in book.toml).
     reference: String,
     /// Each chapter's machine, from its manifest.
@@ -170,6 +172,7 @@ impl Data {
     pub fn new(root: &Path, reference: &str) -> Data {
         Data {
             root: root.to_path_buf(),
+            repository: None,
             reference: reference.to_string(),
             chapter_machines: BTreeMap::new(),
             chapters: Vec::new(),
@@ -407,6 +410,16 @@ impl Data {
     }
 
     /// Renders from the reader's machine where it has a record (`--machine NAME`).
+    /// The repository's address, as the deploy configuration sets it (`output.html.git-repository-url`).
+    pub fn with_repository(mut self, url: Option<String>) -> Data {
+        self.repository = url;
+        self
+    }
+
+    pub fn repository(&self) -> Option<&str> {
+        self.repository.as_deref()
+    }
+
     pub fn with_reader(mut self, reader: Option<String>) -> Data {
         self.reader = reader;
         self

@@ -94,6 +94,12 @@ impl Preprocessor for Measure {
             .with_chapters(chapters)
             .map_err(|e| anyhow::anyhow!(e))?
             .with_reader(self.reader.clone())
+            .with_repository(
+                ctx.config
+                    .get("output.html.git-repository-url")
+                    .ok()
+                    .flatten(),
+            )
             .with_labels(&pages)
             .and_then(|d| d.with_sessions(&pages))
             .map_err(|e| anyhow::anyhow!(e))?;

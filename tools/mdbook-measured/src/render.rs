@@ -84,6 +84,8 @@ kinds! {
         "{{#measure provenance record=ch01-blocking}}";
     Versions(provenance::Versions) => provenance::versions, "versions",
         "{{#measure versions}}";
+    Edition(provenance::Edition) => provenance::edition, "edition",
+        "{{#measure edition}}";
     Version(scalar::Version) => scalar::version, "version",
         "{{#measure version record=R crate=tokio}}";
     Runtime(workshop::Runtime) => workshop::runtime, "runtime",

@@ -67,6 +67,49 @@ pub(crate) struct Versions {
     crates: Option<Vec<String>>,
 }
 
+/// The book's edition (`\{{#measure edition}}`), for its title page: who wrote it, the commit and
+/// date it was built from, and where its repository is.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Edition {}
+
+pub(super) fn edition(data: &Data, _: &Edition) -> Result<String, String> {
+    let git = |args: &[&str]| -> Result<String, String> {
+        let out = std::process::Command::new("git")
+            .arg("-C")
+            .arg(data.root())
+            .args(args)
+            .output()
+            .map_err(|e| format!("running git: {e}"))?;
+        if !out.status.success() {
+            return Err(format!(
+                "git {}: {}",
+                args.join(" "),
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+    };
+    let commit = git(&["rev-parse", "--short=12", "HEAD"])?;
+    let date = git(&["log", "-1", "--format=%cs"])?;
+    let dirty = !git(&["status", "--porcelain", "--untracked-files=no"])?.is_empty();
+    let source = match data.repository() {
+        Some(url) => format!("<a href=\"{0}\">{0}</a>", esc(url)),
+        None => "the repository this copy was built from (this build was given no address: the \
+                 deploy workflow sets <code>output.html.git-repository-url</code> to its own)"
+            .to_string(),
+    };
+    Ok(format!(
+        "<p class=\"edition\">By the book's contributors. Edition of {date}, built from commit \
+         <code>{commit}</code>{}. The code, the records and the issues: {source}.</p>\n",
+        if dirty {
+            " with changes not yet committed"
+        } else {
+            ""
+        }
+    ))
+}
+
 pub(super) fn machine(data: &Data, d: &Machine) -> Result<String, String> {
     let r = data.resolve_record_only(&d.which)?;
     let m = &r.record.machine;
@@ -410,18 +453,31 @@ pub(super) fn machines(data: &Data, d: &Machines) -> Result<String, String> {
             .unwrap_or_else(|| "not recorded".into());
         let m = &rec.machine;
         html.push_str(&format!(
-            "<tr><td>{}</td><td><code>{}</code></td><td>{}, {} CPUs</td><td>{}, {} repetitions</td><td>{}</td></tr>",
+            "<tr><td>{}</td><td><code>{}</code></td><td>{}, {} CPUs</td><td>{}, {}</td><td>{}</td></tr>",
             esc(&rec.title),
             esc(&machine),
             esc(&m.cpu_model),
             m.available_parallelism,
             esc(rec.created.get(..10).unwrap_or(&rec.created)),
-            rec.reps,
+            reps_text(&rec),
             esc(&noise)
         ));
     }
     html.push_str("</tbody></table>\n");
     Ok(html)
+}
+
+/// "10 repetitions", or "10–20 repetitions" where the record's experiments ran different counts.
+fn reps_text(rec: &measure::Record) -> String {
+    let counts = rec.series.iter().map(|s| rec.reps_of(&s.experiment));
+    let (lo, hi) = counts.fold((u32::MAX, 0), |(lo, hi), n| (lo.min(n), hi.max(n)));
+    if hi == 0 {
+        format!("{} repetitions", rec.reps)
+    } else if lo == hi {
+        format!("{lo} repetitions")
+    } else {
+        format!("{lo}–{hi} repetitions")
+    }
 }
 
 pub(super) fn versions(data: &Data, d: &Versions) -> Result<String, String> {
