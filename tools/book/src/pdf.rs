@@ -257,7 +257,11 @@ impl Printed {
         entries: &[Entry],
         numbers: Option<&BTreeMap<String, u32>>,
     ) -> String {
-        let mut style = format!("<style>@page {{ size: {}; }}\n", paper.css());
+        // The page's navigation would open a last page of its own (outside every named page).
+        let mut style = format!(
+            "<style>@page {{ size: {}; }}\nnav.nav-wrapper, nav.nav-wide-wrapper {{ display: none; }}\n",
+            paper.css()
+        );
         let mut body = String::new();
         for (i, (_, html)) in self.pages.iter().enumerate() {
             let head = headings(html, "h1")
@@ -272,8 +276,15 @@ impl Printed {
                     css_string(&unescape(&head))
                 ));
             }
+            // The first page stays on the unnamed page the document starts on: a name of its own
+            // would leave that first page blank.
+            let name = if i > 0 {
+                format!(" style=\"page: p{i}\"")
+            } else {
+                String::new()
+            };
             body.push_str(&format!(
-                "<section class=\"pdf-page\" style=\"page: p{i}\">{html}</section>\n"
+                "<section class=\"pdf-page\"{name}>{html}</section>\n"
             ));
             if i == 0 {
                 style.push_str(

@@ -72,14 +72,16 @@ pub fn read_page(html: &str) -> Page {
             continue;
         }
         let mut text = String::new();
-        let mut intervals = 0;
-        own_text(el, &mut text, &mut intervals);
+        let mut rendered = Vec::new();
+        own_text(el, &mut text, &mut rendered);
         let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
         let words = count_words(&text);
         if words == 0 {
             continue;
         }
-        intervals += typed_spreads(&text);
+        // The rendered intervals, and those typed into the prose around them.
+        let typed = typed_spreads(&text) - rendered.iter().map(|t| typed_spreads(t)).sum::<usize>();
+        let intervals = rendered.len() + typed;
         paragraphs.push(Paragraph {
             sentences: count_sentences(&text).max(1),
             words,
@@ -90,20 +92,20 @@ pub fn read_page(html: &str) -> Page {
     Page { paragraphs }
 }
 
-/// Code, tables, charts and the pages' navigation are not prose; a list item's paragraphs are
+/// Code, tables, charts, a record's provenance line and the pages' navigation are not prose; a list item's paragraphs are
 /// counted as paragraphs, not again as the item.
 fn outside_prose(el: ElementRef) -> bool {
     el.ancestors().filter_map(ElementRef::wrap).any(|a| {
         matches!(
             a.value().name(),
             "pre" | "table" | "svg" | "figure" | "nav" | "code"
-        )
+        ) || a.value().classes().any(|c| c == "provenance")
     })
 }
 
-/// The element's text without nested lists or paragraphs (counted on their own), counting the
-/// claim intervals the renderer wrote.
-fn own_text(el: ElementRef, out: &mut String, intervals: &mut usize) {
+/// The element's text without nested lists or paragraphs (counted on their own), and the text of
+/// each claim interval the renderer wrote.
+fn own_text(el: ElementRef, out: &mut String, intervals: &mut Vec<String>) {
     for child in el.children() {
         match child.value() {
             Node::Text(t) => out.push_str(t),
@@ -111,8 +113,10 @@ fn own_text(el: ElementRef, out: &mut String, intervals: &mut usize) {
                 if matches!(e.name(), "ul" | "ol" | "p" | "pre" | "table" | "figure") {
                     continue;
                 }
-                if e.classes().any(|c| c == "claim-interval") {
-                    *intervals += 1;
+                if e.classes().any(|c| c == "claim-interval")
+                    && let Some(span) = ElementRef::wrap(child)
+                {
+                    intervals.push(span.text().collect());
                 }
                 if let Some(child) = ElementRef::wrap(child) {
                     // A verdict mark is a sign, not a word.
@@ -358,6 +362,16 @@ mod tests {
                 .is_empty()
         );
         assert!(unnamed_intervals("0 (0 in each of 5 repetitions)").is_empty());
+    }
+
+    #[test]
+    fn a_rendered_min_max_is_one_interval_and_a_provenance_line_is_not_prose() {
+        let p = page(
+            "<p>A <span class=\"claim-interval\">(min–max 1–4 over 5 repetitions)</span>.</p>\
+             <details class=\"provenance\"><summary>Measured on a machine</summary><p>Its CPU.</p></details>",
+        );
+        assert_eq!(p.paragraphs.len(), 1);
+        assert_eq!(p.paragraphs[0].intervals, 1);
     }
 
     #[test]
