@@ -257,12 +257,41 @@ fn spread(v: &[f64]) -> f64 {
     max_of(v) - min_of(v)
 }
 
+/// Where each case sits along a line chart's x axis, as a share of the plot (0 to 1), where
+/// evenly spaced categories would bend the curve (0.1, 1, 3, 10, 30; 25 … 150, 200): on a log
+/// scale when every value is positive and they span a factor of ten or more ("log scale"), else
+/// on a linear one. None where even categories already show the spacing (even steps, a constant
+/// multiple: [`spacing_note`]) or there are only two cases.
+pub fn true_scale(values: &[f64]) -> Option<(Vec<f64>, Option<&'static str>)> {
+    if spacing_note(values) != Some("evenly spaced categories") {
+        return None;
+    }
+    let (lo, hi) = (min_of(values), max_of(values));
+    if hi <= lo {
+        return None;
+    }
+    if lo > 0.0 && hi / lo >= 10.0 {
+        let (l, h) = (lo.ln(), hi.ln());
+        Some((
+            values.iter().map(|v| (v.ln() - l) / (h - l)).collect(),
+            Some("log scale"),
+        ))
+    } else {
+        Some((values.iter().map(|v| (v - lo) / (hi - lo)).collect(), None))
+    }
+}
+
 /// The x-axis title, with how its categories are spaced unless it says so already.
 fn x_title(spec: &ChartSpec) -> String {
-    let said = ["spaced", "categor"]
+    let said = ["spaced", "categor", "scale"]
         .iter()
         .any(|w| spec.x_label.to_lowercase().contains(w));
-    match spec.x_values.as_deref().and_then(spacing_note) {
+    let values = spec.x_values.as_deref();
+    let note = match (spec.kind, values.and_then(true_scale)) {
+        (ChartKind::Line, Some((_, note))) => note,
+        _ => values.and_then(spacing_note),
+    };
+    match note {
         Some(note) if !said => format!("{}, {note}", spec.x_label),
         _ => spec.x_label.clone(),
     }
@@ -461,6 +490,9 @@ struct Frame {
     left: f64,
     plot_w: f64,
     step: f64,
+    /// Each case's place along the plot (0 to 1) on a true scale ([`true_scale`]); None: evenly
+    /// spaced categories.
+    positions: Option<Vec<f64>>,
 }
 
 impl Frame {
@@ -473,15 +505,39 @@ impl Frame {
             .fold(0.0, f64::max);
         let left = MIN_LEFT.max(widest + 30.0);
         let plot_w = W - left - RIGHT;
+        let positions = match spec.kind {
+            ChartKind::Line => spec
+                .x_values
+                .as_deref()
+                .and_then(true_scale)
+                .map(|(p, _)| p),
+            _ => None,
+        };
         Frame {
             left,
             plot_w,
             step: plot_w / spec.xs.len().max(1) as f64,
+            positions,
         }
     }
 
     fn x_at(&self, i: usize) -> f64 {
-        self.left + (i as f64 + 0.5) * self.step
+        match &self.positions {
+            // The first and last cases keep half a step from the plot's edges, as categories do.
+            Some(p) => self.left + self.step / 2.0 + p[i] * (self.plot_w - self.step),
+            None => self.left + (i as f64 + 0.5) * self.step,
+        }
+    }
+
+    /// The narrowest gap between two cases' places, for the labels under them.
+    fn narrowest(&self) -> f64 {
+        match &self.positions {
+            Some(p) => p
+                .windows(2)
+                .map(|w| (w[1] - w[0]) * (self.plot_w - self.step))
+                .fold(self.step, f64::min),
+            None => self.step,
+        }
     }
 
     /// Series `k` of `count` sits this far from its category's centre, so whiskers do not
@@ -503,7 +559,7 @@ pub fn render(spec: &ChartSpec) -> String {
         k => k,
     };
     let frame = Frame::new(spec, &y);
-    let labels = XLabels::new(&spec.xs, frame.step);
+    let labels = XLabels::new(&spec.xs, frame.narrowest());
     let bottom = TOP + PLOT_H;
     let title_y = bottom + labels.height + TITLE_GAP;
     let legend_top = title_y + 12.0;
@@ -1062,6 +1118,30 @@ mod tests {
         s.x_values = None;
         s.x_label = "burst".into();
         assert!(render(&s).contains(">burst</text>"), "names: no note");
+    }
+
+    #[test]
+    fn uneven_numeric_cases_sit_at_their_values_on_a_line_chart() {
+        let (p, note) = true_scale(&[0.1, 1.0, 3.0, 10.0, 30.0]).unwrap();
+        assert_eq!(note, Some("log scale"));
+        assert!((p[1] - 10f64.ln() / 300f64.ln()).abs() < 1e-9, "{p:?}");
+        let (p, note) = true_scale(&[25.0, 50.0, 75.0, 100.0, 125.0, 150.0, 200.0]).unwrap();
+        assert_eq!(note, None);
+        assert!((p[5] - 125.0 / 175.0).abs() < 1e-9, "{p:?}");
+        assert!(
+            true_scale(&[1.0, 4.0, 16.0]).is_none(),
+            "log-spaced: even categories show it"
+        );
+        assert!(true_scale(&[50.0, 100.0, 150.0]).is_none(), "even steps");
+
+        let mut s = spec(None, ChartKind::Line);
+        s.x_values = Some(vec![0.1, 1.0, 30.0]);
+        s.xs = vec!["0.1".into(), "1".into(), "30".into()];
+        assert!(
+            render(&s).contains(">burst, log scale</text>"),
+            "{}",
+            render(&s)
+        );
     }
 
     #[test]
