@@ -553,7 +553,7 @@ impl Data {
         self.claim_lists.get(record).map(String::as_str)
     }
 
-    /// Records whose claims a page states but no page lists (each chapter ends with its list).
+    /// Records whose claims a page states but no page lists (the lab notebook's Checked claims page lists every chapter's).
     pub fn unlisted_claims(&self) -> Vec<String> {
         let used: BTreeSet<String> = self
             .used_claims
