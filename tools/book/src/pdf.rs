@@ -248,6 +248,18 @@ impl Printed {
         entries
     }
 
+    /// The running heads of the part's pages: each page's title, and the contents'.
+    fn running_heads(&self) -> std::collections::BTreeSet<String> {
+        let mut heads: std::collections::BTreeSet<String> = self
+            .pages
+            .iter()
+            .skip(1)
+            .map(|(_, html)| running_head(html))
+            .collect();
+        heads.insert("Contents".into());
+        heads
+    }
+
     /// The part as one page to print: its first page (the title), the contents, then every page
     /// under a running head of its own title (CSS named pages: Chromium prints a page's
     /// `@top-center` from the `@page` rule its name selects).
@@ -258,22 +270,19 @@ impl Printed {
         numbers: Option<&BTreeMap<String, u32>>,
     ) -> String {
         // The page's navigation would open a last page of its own (outside every named page).
+        // A page's last two paragraphs (a "Next:" line) stay with the text before them.
         let mut style = format!(
-            "<style>@page {{ size: {}; }}\nnav.nav-wrapper, nav.nav-wide-wrapper {{ display: none; }}\n",
+            "<style>@page {{ size: {}; }}\nnav.nav-wrapper, nav.nav-wide-wrapper {{ display: none; }}\n\
+             section.pdf-page > p:last-child, section.pdf-page > p:nth-last-child(2) {{ break-before: avoid; }}\n",
             paper.css()
         );
         let mut body = String::new();
         for (i, (_, html)) in self.pages.iter().enumerate() {
-            let head = headings(html, "h1")
-                .into_iter()
-                .next()
-                .map(|(_, t)| strip_tags(&t))
-                .unwrap_or_default();
             // The title page has no running head; every other page has its own title's.
             if i > 0 {
                 style.push_str(&format!(
                     "@page p{i} {{ @top-center {{ content: \"{}\"; font-size: 8.5pt; color: #555; }} }}\n",
-                    css_string(&unescape(&head))
+                    css_string(&running_head(html))
                 ));
             }
             // The first page stays on the unnamed page the document starts on: a name of its own
@@ -309,6 +318,11 @@ fn print_part(browser: &str, dir: &Path, part: &Printed, paper: Paper, out: &Pat
     let started = Instant::now();
     let entries = part.contents();
     let copy = dir.join(PRINTED);
+    // The PDF pages on which a page of the book begins (its <h1>), once printed.
+    let mut starts = Starts {
+        heads: part.running_heads(),
+        pages: Default::default(),
+    };
     let result = (|| {
         std::fs::write(&copy, part.printable(paper, &entries, None))?;
         print_to_pdf(browser, &copy, out)?;
@@ -322,6 +336,12 @@ fn print_part(browser: &str, dir: &Path, part: &Printed, paper: Paper, out: &Pat
                 std::fs::write(&copy, part.printable(paper, &entries, Some(&pages)))?;
                 print_to_pdf(browser, &copy, out)?;
                 let second = destinations(out).unwrap_or_default();
+                starts.pages.extend(
+                    entries
+                        .iter()
+                        .filter(|e| e.depth > 0)
+                        .filter_map(|e| second.get(e.id.as_ref()?)),
+                );
                 let moved: Vec<String> = pages
                     .iter()
                     .filter(|(id, p)| second.get(*id) != Some(p))
@@ -369,7 +389,7 @@ fn print_part(browser: &str, dir: &Path, part: &Printed, paper: Paper, out: &Pat
                     out.display()
                 );
             }
-            let bare = bare_pages(&texts);
+            let bare = bare_pages(&texts, &starts);
             if !bare.is_empty() {
                 bail!(
                     "{}: pages that hold almost nothing (a heading or a line cut off from its text): {}",
@@ -394,6 +414,15 @@ fn print_part(browser: &str, dir: &Path, part: &Printed, paper: Paper, out: &Pat
         }
     );
     Ok(())
+}
+
+/// A page's running head: its title, as text.
+fn running_head(html: &str) -> String {
+    headings(html, "h1")
+        .into_iter()
+        .next()
+        .map(|(_, t)| unescape(&strip_tags(&t)))
+        .unwrap_or_default()
 }
 
 /// A CSS string's content: quotes and backslashes escaped.
@@ -597,13 +626,22 @@ fn numbered_pages(texts: &[String], pages: usize) -> usize {
 /// holds a heading cut off from its text, or a last line cut off from its paragraph.
 const FEWEST_LINES: usize = 3;
 
-/// The pages after the title page that hold fewer than [`FEWEST_LINES`] lines of their own,
-/// each as "page N: its text".
-fn bare_pages(texts: &[String]) -> Vec<String> {
+/// Where the pages of the book begin in a PDF, and the running heads its pages may carry.
+#[derive(Default)]
+struct Starts {
+    heads: std::collections::BTreeSet<String>,
+    pages: std::collections::BTreeSet<u32>,
+}
+
+/// The pages that continue a page of the book (not the first PDF page, nor one where a page of
+/// the book begins, however short it is) and hold fewer than [`FEWEST_LINES`] lines of their
+/// own, each as "page N: its text".
+fn bare_pages(texts: &[String], starts: &Starts) -> Vec<String> {
     texts
         .iter()
         .enumerate()
         .skip(1)
+        .filter(|(i, _)| !starts.pages.contains(&(*i as u32 + 1)))
         .filter_map(|(i, page)| {
             let lines: Vec<&str> = page
                 .lines()
@@ -611,7 +649,8 @@ fn bare_pages(texts: &[String]) -> Vec<String> {
                 .filter(|l| !l.is_empty())
                 .collect();
             // The running head and the page number are not the page's own text.
-            let own = lines.len().saturating_sub(2);
+            let headed = lines.first().is_some_and(|l| starts.heads.contains(*l));
+            let own = lines.len().saturating_sub(1 + usize::from(headed));
             (!lines.is_empty() && own < FEWEST_LINES).then(|| {
                 format!(
                     "page {}: \"{}\"",
@@ -824,10 +863,23 @@ mod tests {
             "Head\nNext: the notes\n\n3".to_string(),
         ];
         assert_eq!(numbered_pages(&texts, 3), 3);
+        let headed = Starts {
+            heads: ["Head".to_string()].into(),
+            pages: Default::default(),
+        };
         assert_eq!(
-            bare_pages(&texts),
+            bare_pages(&texts, &headed),
             vec!["page 3: \"Head / Next: the notes\""]
         );
+        // A short page of the book that begins on page 3 is whole, not cut off.
+        let begins = Starts {
+            heads: ["Head".to_string()].into(),
+            pages: [3].into(),
+        };
+        assert!(bare_pages(&texts, &begins).is_empty());
+        // A page without a running head (the title page's): all its lines are its own.
+        let title = vec!["Title\n\n1".to_string(), "a\nb\nc\n\n2".to_string()];
+        assert!(bare_pages(&title, &headed).is_empty());
     }
 
     #[test]

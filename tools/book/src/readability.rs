@@ -261,8 +261,12 @@ pub fn breaches(page_name: &str, page: &Page, limits: &Limits) -> Vec<String> {
 
 /// Prints each main page's figures and fails on what is past a limit.
 pub fn check(root: &Path, build_dir: &Path, parts: &crate::parts::Parts) -> Result<()> {
-    let limits = load_limits(root)?;
     let pages = main_pages(root)?;
+    // A book without chapters (a test's) has nothing to hold to limits.
+    if pages.is_empty() {
+        return Ok(());
+    }
+    let limits = load_limits(root)?;
     for name in limits.page_words.keys() {
         if !pages.contains(name) {
             bail!("readability.toml: `{name}` is not a chapter's main page");
