@@ -172,9 +172,7 @@ fn a_sound_set_of_records_passes_and_reports_conclusions_and_invariants_apart() 
         "{out}"
     );
     assert!(
-        out.contains(
-            "claim held: stall: 25.0× (20.0–30.0× over 5 repetitions; claim: ≥ 10×), margin +100%"
-        ),
+        out.contains("claim held: stall: 25.0× (90% CI 20.0–30.0×; claim: ≥ 10×), margin +100%"),
         "{out}"
     );
     // The fix's 100 µs against ≤ 200 µs: +100%, not close; the list says none is.

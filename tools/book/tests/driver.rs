@@ -284,7 +284,7 @@ fn a_claim_is_checked_on_the_books_machine_and_shown_on_the_readers() {
     );
     assert!(!ok);
     assert!(
-        err.contains("claim `stall` is not shown on m") && err.contains("2.00–20.0×"),
+        err.contains("claim `stall` is not shown on m") && err.contains("90% CI 2.0–20×"),
         "{err}"
     );
 }

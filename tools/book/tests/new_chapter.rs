@@ -120,6 +120,13 @@ fn main() {
             "# A throwaway\n\n## Teaching notes {{#teaching-{CHAPTER}}}\n\nThe long wait took {{{{#measure claim record={CHAPTER} id=long-waits-longer}}}} as long as the short one.\n\n{{{{#measure table record={CHAPTER} rows=variant cols=metric}}}}\n\n## Checked claims\n\n{{{{#measure claims record={CHAPTER}}}}}\n"
         ),
     );
+    // Its page's readability limit, as the runbook's step 7 says.
+    let limits = std::fs::read_to_string(root.join("readability.toml")).unwrap();
+    write(
+        root,
+        "readability.toml",
+        &format!("{limits}\"{CHAPTER}.md\" = 100\n"),
+    );
     refresh_lock(root);
 }
 

@@ -707,7 +707,7 @@ mod tests {
         let broken = broken_invariants(&claims, &rec([0.0, 3.0]));
         assert_eq!(broken.len(), 1);
         assert!(
-            broken[0].starts_with("nothing-lost: 1.50 (0–3 over 2 repetitions"),
+            broken[0].starts_with("nothing-lost: 1.50 (min–max 0–3 over 2 repetitions"),
             "{broken:?}"
         );
     }

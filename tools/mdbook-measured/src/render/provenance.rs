@@ -90,9 +90,22 @@ pub(super) fn edition(data: &Data, _: &Edition) -> Result<String, String> {
         }
         Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
     };
-    let commit = git(&["rev-parse", "--short=12", "HEAD"])?;
-    let date = git(&["log", "-1", "--format=%cs"])?;
-    let dirty = !git(&["status", "--porcelain", "--untracked-files=no"])?.is_empty();
+    // A copy without its git history (an export, a test's book) says so instead.
+    let built = match (
+        git(&["rev-parse", "--short=12", "HEAD"]),
+        git(&["log", "-1", "--format=%cs"]),
+        git(&["status", "--porcelain", "--untracked-files=no"]),
+    ) {
+        (Ok(commit), Ok(date), Ok(status)) => format!(
+            "Edition of {date}, built from commit <code>{commit}</code>{}",
+            if status.is_empty() {
+                ""
+            } else {
+                " with changes not yet committed"
+            }
+        ),
+        _ => "Built from a copy without its git history, so without a commit to name".to_string(),
+    };
     let source = match data.repository() {
         Some(url) => format!("<a href=\"{0}\">{0}</a>", esc(url)),
         None => "the repository this copy was built from (this build was given no address: the \
@@ -100,13 +113,8 @@ pub(super) fn edition(data: &Data, _: &Edition) -> Result<String, String> {
             .to_string(),
     };
     Ok(format!(
-        "<p class=\"edition\">By the book's contributors. Edition of {date}, built from commit \
-         <code>{commit}</code>{}. The code, the records and the issues: {source}.</p>\n",
-        if dirty {
-            " with changes not yet committed"
-        } else {
-            ""
-        }
+        "<p class=\"edition\">By the book's contributors. {built}. The code, the records and the \
+         issues: {source}.</p>\n"
     ))
 }
 
