@@ -293,7 +293,8 @@ impl Printed {
                 String::new()
             };
             body.push_str(&format!(
-                "<section class=\"pdf-page\"{name}>{html}</section>\n"
+                "<section class=\"pdf-page\"{name}>{}</section>\n",
+                without_next_lines(html)
             ));
             if i == 0 {
                 style.push_str(
@@ -414,6 +415,21 @@ fn print_part(browser: &str, dir: &Path, part: &Printed, paper: Paper, out: &Pat
         }
     );
     Ok(())
+}
+
+/// A page without its closing "**Next:**" and "**Then:**" lines: on screen they lead to the next
+/// page; on paper that page follows, and a lone "Next:" line would take a page of its own.
+fn without_next_lines(html: &str) -> String {
+    let mut out = html.to_string();
+    for lead in ["<p><strong>Next:</strong>", "<p><strong>Then:</strong>"] {
+        while let Some(at) = out.find(lead) {
+            let end = out[at..]
+                .find("</p>")
+                .map_or(out.len(), |e| at + e + "</p>".len());
+            out.replace_range(at..end, "");
+        }
+    }
+    out
 }
 
 /// A page's running head: its title, as text.
@@ -853,6 +869,13 @@ mod tests {
         assert!(second.contains("href=\"#sec\"><span class=\"number\"></span>A section</a><span class=\"leader\"></span><span class=\"page\">4</span>"), "{second}");
         // A print page that does not hold SUMMARY's pages is refused.
         assert!(Printed::split(PAGE, vec![info("a.md", 1, "", None)]).is_err());
+    }
+
+    #[test]
+    fn the_screens_next_lines_leave_the_paper() {
+        let page = "<p>Text.</p>\n<p><strong>Next:</strong> the <a href=\"x.html\">notes</a>.</p>\n\
+                    <p><strong>Then:</strong> more.</p>";
+        assert_eq!(without_next_lines(page), "<p>Text.</p>\n\n");
     }
 
     #[test]

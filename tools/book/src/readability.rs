@@ -92,14 +92,19 @@ pub fn read_page(html: &str) -> Page {
     Page { paragraphs }
 }
 
-/// Code, tables, charts, a record's provenance line and the pages' navigation are not prose; a list item's paragraphs are
+/// Code, tables, charts, a record's provenance line, the verdicts rendered from the records and the
+/// pages' navigation are not prose; a list item's paragraphs are
 /// counted as paragraphs, not again as the item.
 fn outside_prose(el: ElementRef) -> bool {
-    el.ancestors().filter_map(ElementRef::wrap).any(|a| {
+    let within = std::iter::once(el).chain(el.ancestors().filter_map(ElementRef::wrap));
+    within.into_iter().any(|a| {
         matches!(
             a.value().name(),
             "pre" | "table" | "svg" | "figure" | "nav" | "code"
-        ) || a.value().classes().any(|c| c == "provenance")
+        ) || a
+            .value()
+            .classes()
+            .any(|c| c == "provenance" || c == "verdict-summary")
     })
 }
 
@@ -189,6 +194,28 @@ pub fn unnamed_intervals(text: &str) -> Vec<String> {
         rest = &rest[at + " repetitions)".len()..];
     }
     found
+}
+
+/// The widest line a diagram (a ```text block) may have: theme/measure.css prints diagrams at a
+/// size that fits this many columns on A4 without wrapping them.
+pub const DIAGRAM_COLUMNS: usize = 96;
+
+/// The diagrams of a built page wider than [`DIAGRAM_COLUMNS`], each named by its first line.
+pub fn wide_diagrams(html: &str) -> Vec<String> {
+    let doc = Html::parse_document(html);
+    let diagrams = Selector::parse("pre > code.language-text").expect("a valid selector");
+    doc.select(&diagrams)
+        .filter_map(|code| {
+            let text: String = code.text().collect();
+            let widest = text.lines().map(|l| l.chars().count()).max().unwrap_or(0);
+            (widest > DIAGRAM_COLUMNS).then(|| {
+                format!(
+                    "a diagram {widest} columns wide, over {DIAGRAM_COLUMNS}: \"{}\"",
+                    text.lines().next().unwrap_or("").trim()
+                )
+            })
+        })
+        .collect()
 }
 
 /// The main pages of every chapter (each manifest's pages but its part two).
@@ -306,6 +333,11 @@ pub fn check(root: &Path, build_dir: &Path, parts: &crate::parts::Parts) -> Resu
                 "{page}: an interval that does not say what it is: {old} (write \"90% CI …\" or \"min–max …\")"
             ));
         }
+        for wide in wide_diagrams(&html) {
+            all.push(format!(
+                "{page}: {wide} (it would not fit the printed page)"
+            ));
+        }
     }
     if !all.is_empty() {
         bail!(
@@ -325,12 +357,13 @@ mod tests {
     }
 
     #[test]
-    fn prose_leaves_out_code_tables_and_charts() {
+    fn prose_leaves_out_code_tables_charts_and_rendered_verdicts() {
         let p = page(
             "<p>One two three.</p><pre><code>let x = 1;</code></pre>\
              <table><tr><td><p>four five</p></td></tr></table>\
              <figure><svg><text>six</text></svg><figcaption><p>seven</p></figcaption></figure>\
-             <ul><li>Eight nine. <p>Ten eleven.</p></li></ul>",
+             <ul><li>Eight nine. <p>Ten eleven.</p></li></ul>\
+             <p class=\"verdict-summary\">On m: 2 of 2 held.</p><ul class=\"verdict-summary\"><li>x y</li></ul>",
         );
         assert_eq!(p.words(), 7);
         assert_eq!(p.paragraphs.len(), 3);
@@ -376,6 +409,32 @@ mod tests {
         );
         assert_eq!(p.paragraphs.len(), 1);
         assert_eq!(p.paragraphs[0].intervals, 1);
+    }
+
+    #[test]
+    fn a_diagram_wider_than_the_printed_page_is_named() {
+        let wide = format!(
+            "<pre><code class=\"language-text\">top\n{}</code></pre>",
+            "x".repeat(97)
+        );
+        assert_eq!(wide_diagrams(&wide).len(), 1);
+        assert!(wide_diagrams(&wide)[0].contains("97 columns"));
+        let fits = format!(
+            "<pre><code class=\"language-text\">{}</code></pre>",
+            "─".repeat(96)
+        );
+        assert!(
+            wide_diagrams(&fits).is_empty(),
+            "columns are characters, not bytes"
+        );
+        let code = format!(
+            "<pre><code class=\"language-rust\">{}</code></pre>",
+            "x".repeat(120)
+        );
+        assert!(
+            wide_diagrams(&code).is_empty(),
+            "code wraps; only diagrams keep their columns"
+        );
     }
 
     #[test]

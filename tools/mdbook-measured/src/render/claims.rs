@@ -468,13 +468,11 @@ fn elsewhere(data: &Data, record: &str, shown: &str, claims: &measure::claims::C
                 } else {
                     ""
                 };
+                // The claim's sentence, not its id: a reader learns what failed, not its name.
                 let figure = format!("{}{quiet}", esc(&outcome.figure()));
                 refuted.push(match claim_href(data, record, &c.id) {
-                    Some(href) => format!(
-                        "<a href=\"{href}\"><code>{}</code></a> {figure}",
-                        esc(&c.id)
-                    ),
-                    None => format!("<code>{}</code> {figure}", esc(&c.id)),
+                    Some(href) => format!("“<a href=\"{href}\">{}</a>” ({figure})", esc(&c.says)),
+                    None => format!("“{}” ({figure})", esc(&c.says)),
                 });
             }
         }
@@ -489,7 +487,7 @@ fn elsewhere(data: &Data, record: &str, shown: &str, claims: &measure::claims::C
         };
         let mut line = format!("{}: {}", place(&which), held_of(&tally));
         if tally.refuted > 0 {
-            line.push_str(&format!("; refuted there: {}", refuted.join(", ")));
+            line.push_str(&format!("; refuted there: {}", refuted.join("; ")));
         }
         lines.push(line + ".");
     }
@@ -665,9 +663,21 @@ pub(super) fn verdicts(data: &Data, d: &Verdicts) -> Result<String, String> {
 
 /// "15 of 17 conclusions held", with those the record could not judge: what a chapter's first
 /// screen and its list of claims both say.
+/// "27 of 27 conclusions held", "16 of 24 conclusions held, 8 not shown, none refuted": where
+/// some did not hold, how many were not shown and how many refuted, so that "not held" is not
+/// read as "refuted".
 fn held_of(t: &Tally) -> String {
+    let rest = if t.held == t.judged() {
+        String::new()
+    } else {
+        let refuted = match t.refuted {
+            0 => "none refuted".to_string(),
+            n => format!("{n} refuted"),
+        };
+        format!(", {} not shown, {refuted}", t.not_shown)
+    };
     format!(
-        "{} of {} conclusions held{}",
+        "{} of {} conclusions held{rest}{}",
         t.held,
         t.judged(),
         unjudged_text(t)
