@@ -101,16 +101,15 @@ pub(super) fn edition(data: &Data, _: &Edition) -> Result<String, String> {
             if status.is_empty() {
                 ""
             } else {
-                " with changes not yet committed"
+                " and changes not yet committed"
             }
         ),
         _ => "Built from a copy without its git history, so without a commit to name".to_string(),
     };
     let source = match data.repository() {
         Some(url) => format!("<a href=\"{0}\">{0}</a>", esc(url)),
-        None => "the repository this copy was built from (this build was given no address: the \
-                 deploy workflow sets <code>output.html.git-repository-url</code> to its own)"
-            .to_string(),
+        // Only the deployed site knows its address (the deploy workflow sets it).
+        None => "the book's repository, whose address this copy was not given".to_string(),
     };
     Ok(format!(
         "<p class=\"edition\">By the book's contributors. {built}. The code, the records and the \
