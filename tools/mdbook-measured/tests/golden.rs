@@ -865,3 +865,19 @@ fn demo_sessions(root: &std::path::Path) -> Data {
         .with_sessions(&pages)
         .unwrap()
 }
+
+#[test]
+fn the_edition_names_its_commit_and_the_repository_only_where_the_build_knows_it() {
+    let html = expand(&data(), "{{#measure edition}}").unwrap();
+    assert!(html.contains("By the book's contributors."), "{html}");
+    assert!(html.contains("built from commit <code>"), "{html}");
+    assert!(!html.contains("<a href"), "no address, no link: {html}");
+    let deployed = data().with_repository(Some("https://example.org/book".into()));
+    let html = expand(&deployed, "{{#measure edition}}").unwrap();
+    assert!(
+        html.contains(
+            "The code, the records and the issues: <a href=\"https://example.org/book\">"
+        ),
+        "{html}"
+    );
+}

@@ -106,14 +106,15 @@ pub(super) fn edition(data: &Data, _: &Edition) -> Result<String, String> {
         ),
         _ => "Built from a copy without its git history, so without a commit to name".to_string(),
     };
-    let source = match data.repository() {
-        Some(url) => format!("<a href=\"{0}\">{0}</a>", esc(url)),
-        // Only the deployed site knows its address (the deploy workflow sets it).
-        None => "the book's repository, whose address this copy was not given".to_string(),
-    };
+    // Only the deployed site knows its address (the deploy workflow sets it).
+    let source = data.repository().map_or(String::new(), |url| {
+        format!(
+            " The code, the records and the issues: <a href=\"{0}\">{0}</a>.",
+            esc(url)
+        )
+    });
     Ok(format!(
-        "<p class=\"edition\">By the book's contributors. {built}. The code, the records and the \
-         issues: {source}.</p>\n"
+        "<p class=\"edition\">By the book's contributors. {built}.{source}</p>\n"
     ))
 }
 
