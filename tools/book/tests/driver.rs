@@ -357,7 +357,10 @@ fn another_machines_book_counts_what_held_and_excuses_a_quiet_claim_only_on_a_no
     let page = page_on("calm");
     assert!(page.contains("✗ refuted on calm"), "{page}");
     assert!(!page.contains("a claim for a quiet machine"), "{page}");
-    assert!(page.contains("On calm: 0 of 1 conclusions held."), "{page}");
+    assert!(
+        page.contains("On calm: 0 of 1 conclusions held, 0 not shown, 1 refuted."),
+        "{page}"
+    );
     assert!(
         page.contains("the whole interval lies on the wrong side of the bound"),
         "{page}"
@@ -432,7 +435,7 @@ fn another_machines_book_says_which_claims_failed_how_and_marks_their_sentences(
     assert!(ok, "{err}");
     let page = std::fs::read_to_string(book.join("ch.html")).unwrap();
     assert!(
-        page.contains("On m: 4 of 4 conclusions held.</strong></p>"),
+        page.contains("On m: 4 of 4 conclusions held.</strong> <span class=\"ratio-note\">"),
         "{page}"
     );
     assert!(!page.contains("claim-verdict"), "{page}");
@@ -448,7 +451,9 @@ fn another_machines_book_says_which_claims_failed_how_and_marks_their_sentences(
     let page = std::fs::read_to_string(theirs.join("ch.html")).unwrap();
     // The summary at the top: how many held, and each one that did not, how.
     assert!(
-        page.contains("On laptop: 1 of 4 conclusions held.</strong> These did not:"),
+        page.contains("On laptop: 1 of 4 conclusions held, ")
+            && page.contains("median of the ratios in each repetition")
+            && page.contains("</span> These did not:"),
         "{page}"
     );
     let summary = &page[page
