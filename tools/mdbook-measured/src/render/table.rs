@@ -396,7 +396,7 @@ pub(super) fn table_html(
 
 /// How a table with spreads says what its cells hold.
 pub(super) const SPREAD_KEY: &str =
-    "Each cell: the median over the repetitions, their min–max below it.";
+    "Each cell: the median over the repetitions, their min–max below it where they differ.";
 
 /// "4.00 KiB" as "4 KiB", "64.0 KiB" as "64 KiB"; "1.50 MiB" stays.
 pub(super) fn whole_number(shown: &str) -> String {
