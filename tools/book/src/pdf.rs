@@ -227,21 +227,21 @@ impl Printed {
                     id: None,
                 });
             }
-            let Some((id, title)) = headings(html, "h1").into_iter().next() else {
+            let Some(title) = headings(html, "h1").into_iter().next() else {
                 continue;
             };
             entries.push(Entry {
                 depth: info.depth,
                 number: info.number.clone(),
-                title,
-                id: Some(id),
+                title: title.html,
+                id: Some(title.id),
             });
-            for (id, title) in headings(html, "h2") {
+            for section in headings(html, "h2") {
                 entries.push(Entry {
                     depth: info.depth + 1,
                     number: String::new(),
-                    title,
-                    id: Some(id),
+                    title: section.html,
+                    id: Some(section.id),
                 });
             }
         }
@@ -437,22 +437,13 @@ fn running_head(html: &str) -> String {
     headings(html, "h1")
         .into_iter()
         .next()
-        .map(|(_, t)| unescape(&strip_tags(&t)))
+        .map(|h| h.text)
         .unwrap_or_default()
 }
 
 /// A CSS string's content: quotes and backslashes escaped.
 fn css_string(s: &str) -> String {
     s.replace('\\', "\\\\").replace('"', "\\\"")
-}
-
-/// The few entities a heading's text may hold, as characters.
-fn unescape(s: &str) -> String {
-    s.replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&quot;", "\"")
-        .replace("&#39;", "'")
-        .replace("&amp;", "&")
 }
 
 fn print_to_pdf(browser: &str, page: &Path, out: &Path) -> Result<()> {
@@ -500,48 +491,29 @@ fn print_once(browser: &str, page: &Path, out: &Path) -> Result<()> {
     Ok(())
 }
 
-/// (id, inner HTML) of every `<TAG id="…">` heading in the page, its anchor link stripped.
-fn headings(html: &str, tag: &str) -> Vec<(String, String)> {
-    let open = format!("<{tag} id=\"");
-    let close = format!("</{tag}>");
-    let mut out = Vec::new();
-    let mut rest = html;
-    while let Some(at) = rest.find(&open) {
-        let from = &rest[at + open.len()..];
-        let Some(q) = from.find('"') else { break };
-        let id = from[..q].to_string();
-        let Some(end) = from.find(&close) else { break };
-        let inner = &from[q..end];
-        let inner = &inner[inner.find('>').map_or(0, |i| i + 1)..];
-        // mdBook wraps the heading's text in a link to itself.
-        let inner = match (
-            inner.strip_prefix("<a class=\"header\""),
-            inner.rfind("</a>"),
-        ) {
-            (Some(a), Some(close)) if a.contains('>') => {
-                let text_at = inner.find('>').map_or(0, |i| i + 1);
-                &inner[text_at..close]
-            }
-            _ => inner,
-        };
-        out.push((id, inner.trim().to_string()));
-        rest = &from[end..];
-    }
-    out
+/// A heading of a page: its id, and its content without mdBook's link to itself, as HTML (for
+/// the contents, which keep its code spans) and as text (for a running head).
+struct Heading {
+    id: String,
+    html: String,
+    text: String,
 }
 
-fn strip_tags(s: &str) -> String {
-    let mut out = String::new();
-    let mut in_tag = false;
-    for c in s.chars() {
-        match c {
-            '<' => in_tag = true,
-            '>' => in_tag = false,
-            c if !in_tag => out.push(c),
-            _ => {}
-        }
-    }
-    out
+/// Every `<TAG id="…">` heading of a page's HTML, in order.
+fn headings(html: &str, tag: &str) -> Vec<Heading> {
+    let doc = scraper::Html::parse_fragment(html);
+    let heading = scraper::Selector::parse(&format!("{tag}[id]")).expect("a valid selector");
+    let link = scraper::Selector::parse("a.header").expect("a valid selector");
+    doc.select(&heading)
+        .map(|h| {
+            let inner = h.select(&link).next().unwrap_or(h);
+            Heading {
+                id: h.value().attr("id").unwrap_or_default().to_string(),
+                html: inner.inner_html().trim().to_string(),
+                text: inner.text().collect::<String>().trim().to_string(),
+            }
+        })
+        .collect()
 }
 
 /// The contents, a page of their own; `pages` gives each entry's page (None: placeholders of the

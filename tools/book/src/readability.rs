@@ -201,8 +201,7 @@ pub fn unnamed_intervals(text: &str) -> Vec<String> {
 pub const DIAGRAM_COLUMNS: usize = 96;
 
 /// The diagrams of a built page wider than [`DIAGRAM_COLUMNS`], each named by its first line.
-pub fn wide_diagrams(html: &str) -> Vec<String> {
-    let doc = Html::parse_document(html);
+pub fn wide_diagrams(doc: &Html) -> Vec<String> {
     let diagrams = Selector::parse("pre > code.language-text").expect("a valid selector");
     doc.select(&diagrams)
         .filter_map(|code| {
@@ -324,16 +323,14 @@ pub fn check(root: &Path, build_dir: &Path, parts: &crate::parts::Parts) -> Resu
         let path = build_dir.join(page.replace(".md", ".html"));
         let html = std::fs::read_to_string(&path)
             .with_context(|| format!("reading {}", path.display()))?;
-        let text = Html::parse_document(&html)
-            .root_element()
-            .text()
-            .collect::<String>();
+        let doc = Html::parse_document(&html);
+        let text = doc.root_element().text().collect::<String>();
         for old in unnamed_intervals(&text) {
             all.push(format!(
                 "{page}: an interval that does not say what it is: {old} (write \"90% CI …\" or \"min–max …\")"
             ));
         }
-        for wide in wide_diagrams(&html) {
+        for wide in wide_diagrams(&doc) {
             all.push(format!(
                 "{page}: {wide} (it would not fit the printed page)"
             ));
@@ -413,6 +410,7 @@ mod tests {
 
     #[test]
     fn a_diagram_wider_than_the_printed_page_is_named() {
+        let wide_diagrams = |html: &String| super::wide_diagrams(&Html::parse_document(html));
         let wide = format!(
             "<pre><code class=\"language-text\">top\n{}</code></pre>",
             "x".repeat(97)
