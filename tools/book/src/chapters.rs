@@ -255,8 +255,9 @@ fn readme(root: &Path, chapters: &[Manifest]) -> Result<Vec<String>> {
 
 /// `book chapters`: each chapter's manifest in a line; `--readme` rewrites the README's table;
 /// `--needs` prints each outside program a chapter runs, tab-separated (program, Debian package
-/// or `-`, folders off the PATH or `-`, what happens without it), for the scripts that install
-/// them (no field is empty: the shell's `read` would merge two tabs).
+/// or `-`, folders off the PATH or `-`, the command that installs it otherwise or `-` (`-` too
+/// where the chapter runs without it: `optional`), what happens without it), for the scripts that install them (no field is empty: the shell's `read`
+/// would merge two tabs).
 pub fn run(root: &Path, readme: bool, needs: bool) -> Result<()> {
     let chapters = records::chapter::all(root).map_err(anyhow::Error::msg)?;
     if readme {
@@ -271,7 +272,7 @@ pub fn run(root: &Path, readme: bool, needs: bool) -> Result<()> {
         for m in &chapters {
             for n in &m.needs {
                 println!(
-                    "{}\t{}\t{}\t{}: {}",
+                    "{}\t{}\t{}\t{}\t{}: {}",
                     n.program,
                     n.debian.as_deref().unwrap_or("-"),
                     if n.also_in.is_empty() {
@@ -279,6 +280,7 @@ pub fn run(root: &Path, readme: bool, needs: bool) -> Result<()> {
                     } else {
                         n.also_in.join(" ")
                     },
+                    n.install.as_deref().filter(|_| !n.optional).unwrap_or("-"),
                     m.name,
                     n.without
                 );

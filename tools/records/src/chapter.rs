@@ -17,6 +17,8 @@
 //! debian = "strace"                           # the package that has it, or
 //!                                             # install = "a command" where Debian has none
 //! without = "Chapter 4's system-call output is skipped"
+//! # optional = true                           # the chapter runs without it: scripts/test.sh
+//!                                             # does not run its `install` command
 //!
 //! [[quick-skips]]                             # an experiment `--quick` leaves out
 //! experiment = "profile"
@@ -85,6 +87,10 @@ pub struct Need {
     /// How to install it otherwise: a command.
     #[serde(default)]
     pub install: Option<String>,
+    /// The chapter runs without it (less is shown): `scripts/test.sh` leaves it uninstalled
+    /// rather than run its `install` command.
+    #[serde(default)]
+    pub optional: bool,
     /// What happens without it.
     pub without: String,
 }

@@ -4,7 +4,7 @@
 //!
 //! | input | what is hashed |
 //! |---|---|
-//! | `listings/<chapter>` | its `Cargo.toml`, `build.rs` and every file under `src/`, `examples/`, `benches/` |
+//! | `listings/<chapter>` | its `Cargo.toml`, `build.rs` and every file under `src/`, `examples/`, `benches/`, and `go/` (a listing's Go program, built with the Go release `tools/measure-go` pins) |
 //! | `tools/measure-core` | the same for the measuring core: the code that runs while a cell is measured (the runner and its interleaving, statistics, load generator, noise sampler, checksums, child processes, the runtime) |
 //! | `Cargo.toml [profile] [workspace.package]` | the workspace manifest's profiles (how every listing is compiled; Chapter 7 compares two of them) and package settings (the edition every crate inherits) |
 //! | `Cargo.lock, with features` | name, version, source and enabled features of every registry crate `cargo run -p <chapter>` builds, as `cargo tree` resolves them from the lock file: that build's normal and build dependencies, whichever manifest turned a feature on |
@@ -271,8 +271,10 @@ pub fn shaping_paths(root: &Path, chapter: &str) -> Vec<String> {
     paths
 }
 
-/// What of a crate shapes what it compiles to: its manifest, build script and sources.
-const CRATE_FILES: [&str; 5] = ["Cargo.toml", "build.rs", "src", "examples", "benches"];
+/// What of a crate shapes what it compiles to: its manifest, build script and sources, and the
+/// Go program a listing builds beside them (`go/`, measured in the same runs). A crate without one
+/// of these hashes as before: a missing path adds nothing.
+const CRATE_FILES: [&str; 6] = ["Cargo.toml", "build.rs", "src", "examples", "benches", "go"];
 
 /// The folders of the workspace crates `chapter` builds: the listing itself, then every other
 /// workspace package in its dependency graph but those [`OUTSIDE`] the boundary.
@@ -719,6 +721,24 @@ pub(crate) mod tests {
                 combined(&inputs(root, "ch99-demo").unwrap())
             );
         }
+        // A Go program beside the listing (`go/`), measured in the same runs: adding or editing
+        // it stales the record; removed, the record is fresh again.
+        let go = root.join("listings/ch99-demo/go/main.go");
+        std::fs::create_dir_all(go.parent().unwrap()).unwrap();
+        std::fs::write(&go, "package main\n\nfunc main() {}\n").unwrap();
+        let now = inputs(root, "ch99-demo").unwrap();
+        assert_eq!(
+            changed(&before, &now),
+            vec!["listings/ch99-demo".to_string()]
+        );
+        std::fs::write(&go, "package main\n\nfunc main() { for {} }\n").unwrap();
+        assert_ne!(
+            now,
+            inputs(root, "ch99-demo").unwrap(),
+            "an edit to the Go program"
+        );
+        std::fs::remove_dir_all(go.parent().unwrap()).unwrap();
+        assert_eq!(before, inputs(root, "ch99-demo").unwrap());
         // A feature of a crate the listing builds, turned on by a manifest outside the boundary
         // (the harness's): that crate is built otherwise, so the record must say so.
         edit(

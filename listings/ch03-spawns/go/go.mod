@@ -1,0 +1,3 @@
+module ch03spawns
+
+go 1.27
