@@ -83,10 +83,10 @@ impl Params {
             peak_yield_every: 64,
             thread_spawns: 10_000,
             idle_threads: if quick { 1_000 } else { 10_000 },
-            // The source's 256 tasks; about 0.15 µs an item, so a pass is a fraction of a second
-            // of CPU and no goroutine runs for Go's 10 ms preemption slice.
+            // The source's 256 tasks; about 0.15 µs an item, so a pass is over half a second of
+            // CPU, each task a few milliseconds: none runs for Go's 10 ms preemption slice.
             hash_tasks: 256,
-            hash_items: if quick { 1 << 16 } else { 1 << 20 },
+            hash_items: if quick { 1 << 16 } else { 1 << 22 },
             hash_rounds: 100,
         }
     }
