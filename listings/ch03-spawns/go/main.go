@@ -39,6 +39,7 @@ func work(rounds, item uint64) uint64 {
 	return x
 }
 
+// ANCHOR: spawn_goroutines
 // spawnAndJoin starts n goroutines that store their index, and waits for them all.
 func spawnAndJoin(n int) uint64 {
 	results := make([]uint64, n)
@@ -53,6 +54,8 @@ func spawnAndJoin(n int) uint64 {
 	}
 	return sum
 }
+
+// ANCHOR_END: spawn_goroutines
 
 // median runs f once untimed, then `passes` times, and returns the median pass's seconds; every
 // pass must return want.
@@ -94,6 +97,7 @@ func resident() (uint64, error) {
 	return 0, fmt.Errorf("no VmRSS in /proc/self/status")
 }
 
+// ANCHOR: idle_goroutines
 // idle parks n goroutines, each blocked receiving from a channel that opens once they are
 // measured: the goroutine counterpart of the Rust idle task waiting on a Semaphore.
 func idle(n int) (report, error) {
@@ -133,6 +137,9 @@ func idle(n int) (report, error) {
 	}, nil
 }
 
+// ANCHOR_END: idle_goroutines
+
+// ANCHOR: hash_goroutines
 // hash runs the hashing as `tasks` goroutines, each summing its contiguous share of the items.
 func hash(tasks, items, rounds uint64) uint64 {
 	sums := make([]uint64, tasks)
@@ -153,6 +160,8 @@ func hash(tasks, items, rounds uint64) uint64 {
 	}
 	return sum
 }
+
+// ANCHOR_END: hash_goroutines
 
 func cpu(tasks, items, rounds uint64) (report, error) {
 	var want uint64

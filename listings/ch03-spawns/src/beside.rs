@@ -2,7 +2,7 @@
 //! per core), and a Rayon pool. Chapter 3 measures them beside Tokio and beside Go's goroutines (`go/main.go`),
 //! each in a child process of its own. `lib.rs` re-exports all of it.
 
-use crate::work;
+use ch03_spawns::work;
 use rayon::prelude::*;
 use std::ops::Range;
 use std::sync::Barrier;
