@@ -28,6 +28,7 @@ type report struct {
 	Checksum     uint64  `json:"checksum"`
 	BytesPerTask float64 `json:"bytes_per_task,omitempty"`
 	StackPerTask float64 `json:"stack_per_task,omitempty"`
+	GCPerPass    float64 `json:"gc_per_pass"`
 }
 
 // work is the Rust listing's `work`: rounds of a multiply-rotate chain, a digest of the item.
@@ -57,29 +58,32 @@ func spawnAndJoin(n int) uint64 {
 
 // ANCHOR_END: spawn_goroutines
 
-// median runs f once untimed, then `passes` times, and returns the median pass's seconds; every
-// pass must return want.
-func median(passes int, want uint64, f func() uint64) (float64, error) {
+// median runs f once untimed, then `passes` times, and returns the median pass's seconds and the
+// collections Go ran per timed pass; every pass must return want.
+func median(passes int, want uint64, f func() uint64) (float64, float64, error) {
 	f()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
 	times := make([]float64, 0, passes)
 	for range passes {
 		t := time.Now()
 		got := f()
 		times = append(times, time.Since(t).Seconds())
 		if got != want {
-			return 0, fmt.Errorf("checksum %d, expected %d", got, want)
+			return 0, 0, fmt.Errorf("checksum %d, expected %d", got, want)
 		}
 	}
+	runtime.ReadMemStats(&after)
 	slices.Sort(times)
-	return times[len(times)/2], nil
+	return times[len(times)/2], float64(after.NumGC-before.NumGC) / float64(passes), nil
 }
 
 func spawn(n int) (report, error) {
 	want := uint64(n) * uint64(n-1) / 2
 	// As the Rust child: passes until at least 200,000 spawns, and at least 3.
 	passes := max((200_000+n-1)/n, 3)
-	s, err := median(passes, want, func() uint64 { return spawnAndJoin(n) })
-	return report{Seconds: s, Checksum: want}, err
+	s, gcs, err := median(passes, want, func() uint64 { return spawnAndJoin(n) })
+	return report{Seconds: s, Checksum: want, GCPerPass: gcs}, err
 }
 
 // resident is this process's resident memory in bytes, from /proc/self/status.
@@ -147,7 +151,8 @@ func hash(tasks, items, rounds uint64) uint64 {
 	for t := range tasks {
 		wg.Go(func() {
 			var sum uint64
-			for item := t * items / tasks; item < (t+1)*items/tasks; item++ {
+			// The share's end computed once, as Rust's range does.
+			for item, end := t*items/tasks, (t+1)*items/tasks; item < end; item++ {
 				sum += work(rounds, item)
 			}
 			sums[t] = sum
@@ -168,8 +173,8 @@ func cpu(tasks, items, rounds uint64) (report, error) {
 	for item := range items {
 		want += work(rounds, item)
 	}
-	s, err := median(3, want, func() uint64 { return hash(tasks, items, rounds) })
-	return report{Seconds: s, Checksum: want}, err
+	s, gcs, err := median(3, want, func() uint64 { return hash(tasks, items, rounds) })
+	return report{Seconds: s, Checksum: want, GCPerPass: gcs}, err
 }
 
 // count parses a positive count, or exits with the usage.

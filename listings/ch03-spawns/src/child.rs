@@ -52,6 +52,8 @@ pub struct Report {
     pub kernel_stack_per_task: f64,
     /// The page tables per idle OS thread (`VmPTE` in `/proc/self/status`), bytes.
     pub page_tables_per_task: f64,
+    /// Go's collections per timed pass (`runtime.MemStats.NumGC`), for goroutines.
+    pub gc_per_pass: f64,
 }
 
 /// A `key: N kB` line of a `/proc` file, in bytes.

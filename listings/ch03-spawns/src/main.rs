@@ -16,7 +16,7 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 /// The setup, chosen for this machine (see `Params::for_machine`).
@@ -83,8 +83,8 @@ impl Params {
             peak_yield_every: 64,
             thread_spawns: 10_000,
             idle_threads: if quick { 1_000 } else { 10_000 },
-            // The source's 256 tasks; about 0.15 µs an item, so a pass is over half a second of
-            // CPU, each task a few milliseconds: none runs for Go's 10 ms preemption slice.
+            // The source's 256 tasks; about 0.11 µs an item here, so a pass is about half a second
+            // of CPU, each task about 2 ms: none runs for Go's 10 ms preemption slice.
             hash_tasks: 256,
             hash_items: if quick { 1 << 16 } else { 1 << 22 },
             hash_rounds: 100,
@@ -329,18 +329,28 @@ measure::variants! {
         TokioTasks = "tokio_tasks",
         RayonPool = "rayon_pool",
         /// A thread per core, taking tasks from a shared counter.
-        OsThreads = "os_threads",
+        ThreadPerCore = "thread_per_core",
         Goroutines = "goroutines",
     }
 }
 
-/// The variants of `spawn_and_join` beside Tokio's: goroutines, and an OS thread per task.
+/// The variants of `spawn_and_join` beside Tokio's: goroutines, and an OS thread per task. Every
+/// experiment names its Go variant `goroutines`.
 const GOROUTINES: &str = "goroutines";
-const OS_THREADS: &str = "os_threads";
+const THREAD_PER_TASK: &str = "thread_per_task";
+
+/// The Go program, built before measuring when a selected cell runs it (`main`).
+static GO: OnceLock<Program> = OnceLock::new();
+
+/// The Go program `main` built.
+fn go() -> Result<&'static Program, String> {
+    GO.get()
+        .ok_or_else(|| "the Go program was not built before measuring".to_string())
+}
 
 /// Runs the Go program once with `GOMAXPROCS=workers` and reads its report.
-fn in_go(go: &Program, workers: u32, args: &[&str]) -> Result<Report, String> {
-    let text = go.run(workers, args, &[])?;
+fn in_go(workers: u32, args: &[&str]) -> Result<Report, String> {
+    let text = go()?.run(workers, args, &[])?;
     serde_json::from_str(text.trim()).map_err(|e| format!("the Go program printed {text:?}: {e}"))
 }
 
@@ -400,16 +410,16 @@ fn spawn_cells(p: &Params, tokio_variants: &[&str]) -> Vec<Cell> {
     let mut variants = tokio_variants.to_vec();
     variants.push(GOROUTINES);
     let mut cells = Cell::grid(&p.spawn_counts, variants);
-    cells.push(Cell::new(p.thread_spawns.to_string(), OS_THREADS));
+    cells.push(Cell::new(p.thread_spawns.to_string(), THREAD_PER_TASK));
     cells
 }
 
 /// One cell of `spawn_and_join`: `n` spawned and joined by `variant`, in a child process.
-fn spawn_cell(go: &Program, workers: u32, n: &str, variant: &str) -> Result<Report, String> {
+fn spawn_cell(workers: u32, n: &str, variant: &str) -> Result<Report, String> {
     let want = index_sum(n.parse().map_err(|_| format!("task count {n:?}"))?);
     match variant {
-        GOROUTINES => checked(in_go(go, workers, &["spawn", n])?, want, variant),
-        OS_THREADS => checked(
+        GOROUTINES => checked(in_go(workers, &["spawn", n])?, want, variant),
+        THREAD_PER_TASK => checked(
             in_child(CHILDREN[0], workers, &["threads-spawn", n])?,
             want,
             variant,
@@ -439,7 +449,7 @@ fn idle_cells(p: &Params) -> Vec<Cell> {
 }
 
 /// One cell of `cpu_hashing`, in a child process: items per second.
-fn hashing_cell(go: &Program, p: &Params, way: Hashing, want: u64) -> Result<Measurement, String> {
+fn hashing_cell(p: &Params, way: Hashing, want: u64) -> Result<Measurement, String> {
     let (tasks, items, rounds) = (
         p.hash_tasks.to_string(),
         p.hash_items.to_string(),
@@ -450,10 +460,10 @@ fn hashing_cell(go: &Program, p: &Params, way: Hashing, want: u64) -> Result<Mea
         Hashing::Goroutines => None,
         Hashing::TokioTasks => Some("tokio"),
         Hashing::RayonPool => Some("rayon"),
-        Hashing::OsThreads => Some("threads"),
+        Hashing::ThreadPerCore => Some("threads"),
     };
     let r = match on {
-        None => in_go(go, p.workers, &args)?,
+        None => in_go(p.workers, &args)?,
         Some(on) => in_child(CHILDREN[0], p.workers, &[&args[..], &[on]].concat())?,
     };
     let r = checked(r, want, &format!("{way:?}"))?;
@@ -547,14 +557,8 @@ fn main() {
             std::process::exit(1);
         }
     }
-    // Built once, before anything is measured: without the pinned Go the run stops here.
-    let go = Program::build(CHAPTER.listing_dir, "ch03-spawns").unwrap_or_else(|e| {
-        eprintln!("error: {e}");
-        std::process::exit(1);
-    });
     let rounds_per_us = calibrate();
     h.params(&p);
-    h.derived("go_version", go.version());
     h.derived("calibrated_rounds_per_us", rounds_per_us);
     if let Some(libc) = system_allocator() {
         h.derived("system_allocator", libc);
@@ -600,9 +604,12 @@ fn main() {
             spawn_cells(&p, &spawn_variants),
             |cell, _| {
                 let n: f64 = cell.case.parse().expect("task counts");
-                let r = spawn_cell(&go, p.workers, &cell.case, &cell.variant)?;
+                let r = spawn_cell(p.workers, &cell.case, &cell.variant)?;
                 let mut m = Measurement::new();
                 m.push("tasks_per_s", "tasks/s", n / r.seconds);
+                if cell.variant == GOROUTINES {
+                    m.push("gc_per_pass", "count", r.gc_per_pass);
+                }
                 Ok(m)
             },
         )
@@ -610,7 +617,7 @@ fn main() {
         Experiment::new(
             "cpu_hashing",
             Cell::grid([p.hash_tasks], Hashing::NAMES),
-            |cell, _| hashing_cell(&go, &p, Hashing::named(&cell.variant)?, hash_want),
+            |cell, _| hashing_cell(&p, Hashing::named(&cell.variant)?, hash_want),
         )
         .shaped_by(measure::fields!(p => workers, hash_tasks, hash_items, hash_rounds)),
     ];
@@ -625,7 +632,7 @@ fn main() {
                         let binary = format!("tasks-{}", cell.variant);
                         in_child(&binary, p.workers, &["idle", &cell.case, "plain"])?
                     }
-                    Idle::Goroutines => in_go(&go, p.workers, &["idle", &cell.case])?,
+                    Idle::Goroutines => in_go(p.workers, &["idle", &cell.case])?,
                     Idle::OsThreads => {
                         in_child(CHILDREN[0], p.workers, &["threads-idle", &cell.case])?
                     }
@@ -721,6 +728,23 @@ fn main() {
         eprintln!(
             "note: idle_memory, future_size and peak_memory read /proc (Linux only): skipped"
         );
+    }
+    // Built once, before anything is measured, when a selected cell runs it: without the pinned
+    // Go the run stops here, and a run of the Rust variants alone needs no Go.
+    if experiments
+        .iter()
+        .any(|e| h.runs_any(e, |c| c.variant == GOROUTINES))
+    {
+        match Program::build(CHAPTER.listing_dir, "ch03-spawns") {
+            Ok(go) => {
+                h.derived("go_version", go.version());
+                let _ = GO.set(go);
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                std::process::exit(1);
+            }
+        }
     }
     h.run(experiments);
 }

@@ -118,10 +118,15 @@ impl Program {
     }
 
     /// Runs it once with `GOMAXPROCS=procs` and the extra environment `env`, and returns what
-    /// it printed on stdout; a non-zero exit is an error with its stderr.
+    /// it printed on stdout; a non-zero exit is an error with its stderr. The runtime's settings
+    /// a caller's shell may hold (`GOGC`, `GODEBUG`, `GOMEMLIMIT`) are cleared: the record says
+    /// nothing of them, so none may shape it unless `env` sets it.
     pub fn run(&self, procs: u32, args: &[&str], env: &[(&str, &str)]) -> Result<String, String> {
         let out = Command::new(&self.path)
             .args(args)
+            .env_remove("GOGC")
+            .env_remove("GODEBUG")
+            .env_remove("GOMEMLIMIT")
             .env("GOMAXPROCS", procs.to_string())
             .envs(env.iter().copied())
             .output()

@@ -250,6 +250,17 @@ impl Harness {
 
     /// Runs the experiments and exits: 0 when done, 1 when a run failed (nothing saved), 2 when
     /// `--filter` matched nothing.
+    /// Whether this run measures a cell of `experiment` that `wanted` picks, as `run` applies
+    /// `--filter` (an experiment the quick run leaves out counts as run): for a listing that
+    /// needs an outside program for some variants only, and checks for it before measuring.
+    pub fn runs_any(&self, experiment: &Experiment<'_>, wanted: impl Fn(&Cell) -> bool) -> bool {
+        let whole = self.cli.filter.is_empty() || self.cli.filter.contains(&experiment.name);
+        experiment
+            .cells
+            .iter()
+            .any(|c| wanted(c) && (whole || self.cli.selects(&c.case, &c.variant)))
+    }
+
     pub fn run(self, experiments: Vec<Experiment<'_>>) -> ! {
         std::process::exit(self.run_returning(experiments))
     }

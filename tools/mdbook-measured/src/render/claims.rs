@@ -493,7 +493,12 @@ fn elsewhere(data: &Data, record: &str, shown: &str, claims: &measure::claims::C
         // Beside the busy neighbour a claim marked as needing a quiet machine is expected to
         // fail: counted, and named on the Machines page, not listed on the first screen.
         if tally.refuted > 0 && *machine == busy && all_quiet {
-            line.push_str(", each of those marked as needing a quiet machine");
+            // Named as the refuted ones: the not shown beside it may be any claim.
+            line.push_str(if tally.refuted == 1 {
+                " (marked as needing a quiet machine)"
+            } else {
+                " (each marked as needing a quiet machine)"
+            });
         } else if tally.refuted > 0 {
             line.push_str(&format!("; refuted there: {}", refuted.join("; ")));
         }
