@@ -256,8 +256,8 @@ fn readme(root: &Path, chapters: &[Manifest]) -> Result<Vec<String>> {
 /// `book chapters`: each chapter's manifest in a line; `--readme` rewrites the README's table;
 /// `--needs` prints each outside program a chapter runs, tab-separated (program, Debian package
 /// or `-`, folders off the PATH or `-`, the command that installs it otherwise or `-` (`-` too
-/// where the chapter runs without it: `optional`), what happens without it), for the scripts that install them (no field is empty: the shell's `read`
-/// would merge two tabs).
+/// where the chapter runs without it: `optional`), what happens without it), for the scripts
+/// that install them (no field is empty: the shell's `read` would merge two tabs).
 pub fn run(root: &Path, readme: bool, needs: bool) -> Result<()> {
     let chapters = records::chapter::all(root).map_err(anyhow::Error::msg)?;
     if readme {
