@@ -1,19 +1,31 @@
 //! Without the pinned Go the chapter stops before it measures anything: a clear error naming the
-//! package that installs Go, a non-zero exit, and no record written.
+//! package that installs Go, a non-zero exit, and no record written. A run of the Rust variants
+//! alone needs no Go.
 
-use std::process::Command;
+use std::path::PathBuf;
+use std::process::{Command, Output};
 
-#[test]
-fn a_run_without_go_stops_before_measuring_and_saves_nothing() {
-    let dir = std::env::temp_dir().join(format!("ch03-without-go-{}", std::process::id()));
+/// Runs the listing with `args`, its `GO` pointing at no program, and its record under a fresh
+/// folder: (what it printed and returned, whether it wrote the record).
+fn run_without_go(name: &str, args: &[&str]) -> (Output, bool) {
+    let dir: PathBuf = std::env::temp_dir().join(format!("ch03-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let out = dir.join("record.json");
     let run = Command::new(env!("CARGO_BIN_EXE_ch03-spawns"))
-        .args(["--quick", "--out"])
+        .args(args)
+        .arg("--out")
         .arg(&out)
         .env("GO", dir.join("no-such-go"))
         .output()
         .unwrap();
+    let saved = out.exists();
+    std::fs::remove_dir_all(&dir).unwrap();
+    (run, saved)
+}
+
+#[test]
+fn a_run_without_go_stops_before_measuring_and_saves_nothing() {
+    let (run, saved) = run_without_go("without-go", &["--quick"]);
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(!run.status.success(), "it ran without Go: {stderr}");
     assert!(
@@ -25,23 +37,19 @@ fn a_run_without_go_stops_before_measuring_and_saves_nothing() {
         !stderr.contains("rep 1/"),
         "it measured before stopping: {stderr}"
     );
-    assert!(!out.exists(), "a record was written");
-    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(!saved, "a record was written");
 }
 
 #[test]
 fn a_run_of_the_rust_variants_alone_needs_no_go() {
-    let dir = std::env::temp_dir().join(format!("ch03-rust-only-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let out = dir.join("record.json");
-    let run = Command::new(env!("CARGO_BIN_EXE_ch03-spawns"))
-        .args(["--quick", "--filter", "future_size", "--reps", "1", "--out"])
-        .arg(&out)
-        .env("GO", dir.join("no-such-go"))
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&run.stderr);
-    assert!(run.status.success(), "{stderr}");
-    assert!(out.exists(), "no record was written");
-    std::fs::remove_dir_all(&dir).unwrap();
+    let (run, saved) = run_without_go(
+        "rust-only",
+        &["--quick", "--filter", "future_size", "--reps", "1"],
+    );
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(saved, "no record was written");
 }
