@@ -97,6 +97,16 @@ pub fn check_all(root: &Path) -> Result<()> {
                 Ok(None) if records::releases::split_folder(&machine_name).is_some() => {
                     println!("ok   {shown}: its set's records were measured with the same code")
                 }
+                Ok(None) if freshness::is_snapshot(root, &machine_name).unwrap_or(false) => {
+                    println!(
+                        "ok   {shown}: a snapshot of commit {} (not one of the book's machines){}",
+                        rec.build.commit,
+                        match freshness::stale_inputs(root, &rec) {
+                            Ok(c) if !c.is_empty() => format!("; changed since: {}", c.join(", ")),
+                            _ => String::new(),
+                        }
+                    )
+                }
                 Ok(None) => println!(
                     "ok   {shown}: fresh (inputs hash {})",
                     rec.build.listing_hash

@@ -83,6 +83,8 @@ pub struct Data {
     cache: RefCell<HashMap<PathBuf, Rc<Record>>>,
     /// Each record's staleness, once: judging it runs `cargo tree` or reads its release set.
     staleness: RefCell<HashMap<(String, String), Option<String>>>,
+    /// Each snapshot's inputs changed since it was measured, once (see `changed_since_snapshot`).
+    snapshot_changes: RefCell<HashMap<(String, String), Option<Vec<String>>>>,
     claims: RefCell<HashMap<String, Rc<Claims>>>,
     warnings: RefCell<BTreeSet<String>>,
     /// Records the current page took from the reference machine because the reader's machine
@@ -180,6 +182,7 @@ impl Data {
             metric_names: BTreeMap::new(),
             cache: RefCell::new(HashMap::new()),
             staleness: RefCell::new(HashMap::new()),
+            snapshot_changes: RefCell::new(HashMap::new()),
             claims: RefCell::new(HashMap::new()),
             warnings: RefCell::new(BTreeSet::new()),
             fallbacks: RefCell::new(BTreeSet::new()),
@@ -372,16 +375,10 @@ impl Data {
     /// The book's machines: each chapter's manifest's machine, once each, in chapter order (the
     /// book's reference machine where there are no manifests).
     pub fn book_machines(&self) -> Vec<String> {
-        let mut out: Vec<String> = Vec::new();
         if self.chapters.is_empty() {
-            out.push(self.reference.clone());
+            return vec![self.reference.clone()];
         }
-        for c in &self.chapters {
-            if !out.contains(&c.machine) {
-                out.push(c.machine.clone());
-            }
-        }
-        out
+        records::chapter::book_machines(&self.chapters)
     }
 
     /// `record` on `machine` at the Tokio its reference record was built with: its own record
@@ -778,6 +775,28 @@ impl Data {
                 r.machine, r.record.chapter
             ));
         }
+    }
+
+    /// For a snapshot (a record of a machine that is not the book's, see
+    /// `freshness::is_snapshot`) whose listing has changed since it was measured: what changed.
+    /// `None` for every other record, and for a snapshot as fresh as the working tree.
+    pub fn changed_since_snapshot(&self, rec: &Record) -> Option<Vec<String>> {
+        if rec.source.is_some()
+            || !measure::freshness::is_snapshot(&self.root, &rec.machine.name).unwrap_or(false)
+        {
+            return None;
+        }
+        let key = (rec.machine.name.clone(), rec.chapter.clone());
+        if let Some(known) = self.snapshot_changes.borrow().get(&key) {
+            return known.clone();
+        }
+        let changed = measure::freshness::stale_inputs(&self.root, rec)
+            .ok()
+            .filter(|c| !c.is_empty());
+        self.snapshot_changes
+            .borrow_mut()
+            .insert(key, changed.clone());
+        changed
     }
 
     /// Why a record is stale, if it is: what shaped it changed since it was made.

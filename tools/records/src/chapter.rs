@@ -128,6 +128,19 @@ impl Manifest {
     }
 }
 
+/// The book's machines: each chapter's machine, once each, in chapter order. Their records (and
+/// their busy twins') are kept fresh against the working tree; any other machine's are snapshots
+/// (see [`crate::freshness::is_snapshot`]).
+pub fn book_machines(manifests: &[Manifest]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for m in manifests {
+        if !out.contains(&m.machine) {
+            out.push(m.machine.clone());
+        }
+    }
+    out
+}
+
 /// The name of `machine` beside a busy neighbour: `amd-epyc-2c-busy`.
 pub fn busy_machine_of(machine: &str) -> String {
     format!("{machine}-busy")

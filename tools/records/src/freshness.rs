@@ -31,7 +31,11 @@
 //!
 //! A record of the book's machines is fresh against the working tree. A record of the Tokio
 //! release matrix is judged with the other records of its set instead (see
-//! `crate::releases::set_problems`). The `-dirty` mark on a record's commit is computed over the
+//! `crate::releases::set_problems`). Any other machine's record (a larger machine lent for one
+//! session, a reader's or a student's run saved into `data/`) is a snapshot ([`is_snapshot`]):
+//! nobody can measure it again when the listing moves on, so it stays valid as measured at its
+//! commit, which must be clean and in the book's history, and the pages that show it name what
+//! changed since ([`stale_inputs`]). The `-dirty` mark on a record's commit is computed over the
 //! same paths as the hashes ([`shaping_paths`]).
 
 use sha2::{Digest, Sha256};
@@ -208,12 +212,57 @@ pub fn staleness(root: &Path, rec: &crate::record::Record) -> Result<Option<Stri
     if crate::releases::split_folder(&rec.machine.name).is_some() {
         return crate::releases::set_staleness(root, rec);
     }
+    if is_snapshot(root, &rec.machine.name)? {
+        return Ok(snapshot_problem(root, &rec.build.commit));
+    }
     let changed = stale_inputs(root, rec)?;
     Ok((!changed.is_empty()).then(|| stale_advice(&rec.chapter, &changed)))
 }
 
-/// The inputs that changed in the working tree since a record of the book's machines was
-/// measured (empty when it is fresh, or holds published figures). `Err` when the inputs cannot be
+/// Whether `machine`'s records are snapshots: it is neither one of the book's machines (a
+/// chapter's, or its busy twin) nor a release's folder. `Err` when the chapters' manifests cannot
+/// be read.
+pub fn is_snapshot(root: &Path, machine: &str) -> Result<bool, String> {
+    if crate::releases::split_folder(machine).is_some() {
+        return Ok(false);
+    }
+    let manifests = crate::chapter::all(root)?;
+    Ok(!crate::chapter::book_machines(&manifests)
+        .iter()
+        .any(|m| m == machine || crate::chapter::busy_machine_of(m) == machine))
+}
+
+/// Why a snapshot measured at `commit` cannot stand, or `None`: its commit must be clean (a run
+/// of edited code cannot be rerun from the history) and in the history of the book's `HEAD`
+/// (where a reader can check it out). A tree without git history has nothing to check against.
+fn snapshot_problem(root: &Path, commit: &str) -> Option<String> {
+    if commit.ends_with("-dirty") {
+        return Some(format!(
+            "a snapshot (not one of the book's machines) measured at {commit}, with uncommitted changes: nobody can rerun it from the history, so measure it again from a clean commit"
+        ));
+    }
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .arg("-C")
+            .arg(root)
+            .args(args)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    if !git(&["rev-parse", "--git-dir"]) {
+        return None;
+    }
+    (!git(&["merge-base", "--is-ancestor", commit, "HEAD"])).then(|| {
+        format!(
+            "a snapshot (not one of the book's machines) measured at commit {commit}, which is not in this book's history: fetch that commit, or measure it again"
+        )
+    })
+}
+
+/// The inputs that changed in the working tree since a record of the book's machines, or a
+/// snapshot, was measured (empty when it is fresh, or holds published figures). `Err` when the inputs cannot be
 /// hashed, or for a release's record, which is judged with its set instead.
 pub fn stale_inputs(root: &Path, rec: &crate::record::Record) -> Result<Vec<String>, String> {
     if rec.source.is_some() {
@@ -952,6 +1001,60 @@ pub(crate) mod tests {
         assert!(differing_inputs(&mine, &book).is_empty());
         book.build.inputs = hashes("b");
         assert_eq!(differing_inputs(&mine, &book), ["listings/ch00-test"]);
+    }
+
+    #[test]
+    fn a_snapshot_stays_valid_at_its_commit_and_names_what_changed_since() {
+        let ws = workspace();
+        let root = ws.path();
+        std::fs::write(
+            root.join("listings/ch99-demo/chapter.toml"),
+            "title = \"Demo\"\npages = [\"ch99.md\"]\nmachine = \"book-vm\"\ncrates = [\"futures-util\"]\n",
+        )
+        .unwrap();
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::write(root.join("src/ch99.md"), "# Demo\n").unwrap();
+        git(root, &["init", "-q"]);
+        git(root, &["add", "."]);
+        git(root, &["commit", "-q", "-m", "book"]);
+        let head = git(root, &["rev-parse", "--short=12", "HEAD"]);
+        let measured_on = |machine: &str, commit: &str| {
+            let mut rec = crate::record::Record::sketch("ch99-demo", machine, &[], &[]);
+            rec.build.inputs = inputs(root, "ch99-demo").unwrap();
+            rec.build.listing_hash = combined(&rec.build.inputs);
+            rec.build.commit = commit.to_string();
+            rec
+        };
+        let book = measured_on("book-vm", &head);
+        let busy = measured_on("book-vm-busy", &head);
+        let lent = measured_on("lent-16c", &head);
+        let dirty = measured_on("lent-16c", &format!("{head}-dirty"));
+        let elsewhere = measured_on("lent-16c", "0123456789ab");
+        assert!(!is_snapshot(root, "book-vm").unwrap());
+        assert!(!is_snapshot(root, "book-vm-busy").unwrap());
+        assert!(is_snapshot(root, "lent-16c").unwrap());
+        assert_eq!(staleness(root, &lent).unwrap(), None);
+
+        edit(
+            root,
+            "listings/ch99-demo/src/main.rs",
+            "fn main() {}",
+            "fn main() { loop {} }",
+        );
+        assert!(staleness(root, &book).unwrap().is_some());
+        assert!(staleness(root, &busy).unwrap().is_some());
+        assert_eq!(
+            staleness(root, &lent).unwrap(),
+            None,
+            "a snapshot at its commit"
+        );
+        assert_eq!(stale_inputs(root, &lent).unwrap(), ["listings/ch99-demo"]);
+        let why = staleness(root, &dirty).unwrap().expect("a dirty snapshot");
+        assert!(why.contains("uncommitted"), "{why}");
+        let why = staleness(root, &elsewhere)
+            .unwrap()
+            .expect("a commit not here");
+        assert!(why.contains("not in this book's history"), "{why}");
     }
 
     #[test]

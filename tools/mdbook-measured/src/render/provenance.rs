@@ -365,6 +365,14 @@ pub(super) fn provenance(data: &Data, rec: &Record, machine: &str, reps: u32) ->
     let stale = data
         .staleness(rec)
         .map(|s| format!(" · <strong class=\"stale\">stale: {}</strong>", esc(&s)))
+        .or_else(|| {
+            data.changed_since_snapshot(rec).map(|changed| {
+                format!(
+                    " · a snapshot: measured before later changes to {}",
+                    esc(&changed.join(", "))
+                )
+            })
+        })
         .unwrap_or_default();
     let (noise_short, noise_long) = match record_noise(rec) {
         Some((median, max, noisy, cells)) => (
