@@ -65,6 +65,9 @@ impl Select {
     }
 }
 
+/// A value kept once per record, keyed by (machine, chapter).
+type PerRecord<T> = RefCell<HashMap<(String, String), T>>;
+
 /// The records under `<root>/data/`, loaded once each.
 pub struct Data {
     root: PathBuf,
@@ -82,9 +85,9 @@ pub struct Data {
     metric_names: BTreeMap<String, String>,
     cache: RefCell<HashMap<PathBuf, Rc<Record>>>,
     /// Each record's staleness, once: judging it runs `cargo tree` or reads its release set.
-    staleness: RefCell<HashMap<(String, String), Option<String>>>,
+    staleness: PerRecord<Option<String>>,
     /// Each snapshot's inputs changed since it was measured, once (see `changed_since_snapshot`).
-    snapshot_changes: RefCell<HashMap<(String, String), Option<Vec<String>>>>,
+    snapshot_changes: PerRecord<Option<Vec<String>>>,
     claims: RefCell<HashMap<String, Rc<Claims>>>,
     warnings: RefCell<BTreeSet<String>>,
     /// Records the current page took from the reference machine because the reader's machine
