@@ -2,9 +2,10 @@
 
 use ch02_mutexes::*;
 use measure::{Cell, Chapter, Cli, Experiment, Harness, LatencyHistogram, Measurement, mix};
-use serde::Serialize;
-use std::sync::Arc;
+use measure_go::Program;
+use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 /// The setup, chosen for the mechanism and scaled to this machine (see `Params::new`).
@@ -224,6 +225,41 @@ fn which_mutex(p: &Params, workers: u32, lock: Lock) -> Result<Measurement, Stri
     Ok(m)
 }
 
+/// `which_mutex`'s Go variant: goroutines updating a map behind `sync.Mutex` (`go/main.go`).
+const GO_MUTEX: &str = "go_sync_mutex";
+
+/// The Go program, built before measuring when a selected cell runs it (`main`).
+static GO: OnceLock<Program> = OnceLock::new();
+
+/// What the Go program prints for a pass.
+#[derive(Deserialize)]
+struct GoReport {
+    seconds: f64,
+    checksum: u64,
+}
+
+/// `which_mutex` as goroutines: the same tasks, updates and keys on `workers` Go threads
+/// (`GOMAXPROCS`), the counters' sum checked as the Rust variants' is.
+fn which_mutex_go(p: &Params, workers: u32) -> Result<Measurement, String> {
+    let go = GO
+        .get()
+        .ok_or("the Go program was not built before measuring")?;
+    let (tasks, n) = (p.tasks.to_string(), p.updates_per_task.to_string());
+    let text = go.run(workers, &["mutex", &tasks, &n], &[])?;
+    let r: GoReport = serde_json::from_str(text.trim())
+        .map_err(|e| format!("the Go program printed {text:?}: {e}"))?;
+    let expected = u64::from(p.tasks) * u64::from(p.updates_per_task);
+    if r.checksum != expected {
+        return Err(format!(
+            "{GO_MUTEX} with {workers} workers: counted {} updates, expected {expected}",
+            r.checksum
+        ));
+    }
+    let mut m = Measurement::new();
+    m.push("ns_per_update", "ns", r.seconds * 1e9 / expected as f64);
+    Ok(m)
+}
+
 /// Counts how often a task was polled, and returns the count with its completion.
 struct CountPolls<F> {
     inner: std::pin::Pin<Box<F>>,
@@ -409,7 +445,8 @@ const CHAPTER: Chapter = Chapter {
     title: "Mutexes",
     about: "Locks in async code: a tokio::sync::Mutex guard held across a 2 ms upstream call or \
             scoped before it; tokio (with and without the cooperative budget), std and parking_lot \
-            mutexes and an atomic, with no .await under the lock, from one worker to every core; \
+            mutexes and an atomic, with no .await under the lock, from one worker to every core, \
+            beside Go's sync.Mutex in goroutines (the Go variant needs Go); \
             one lock against padded and packed shards under contention, and the acquisition times \
             (sampled); read-mostly configuration behind RwLock, arc-swap and watch. Also measures \
             Tokio's timer, which decides how the upstream call is modelled.",
@@ -432,9 +469,10 @@ fn main() {
     let mut h = Harness::start(CHAPTER);
     let p = Params::new(h.cli(), h.cores());
     h.params(&p);
-    let locks: Vec<&str> = Lock::ALL.iter().map(|l| l.name()).collect();
+    let mut locks: Vec<&str> = Lock::ALL.iter().map(|l| l.name()).collect();
+    locks.push(GO_MUTEX);
     let lock = |c: &Cell| Lock::from_name(&c.variant).expect("cells name locks");
-    h.run(vec![
+    let experiments = vec![
         Experiment::new(
             "timer",
             Cell::grid([50, 1000, 2000], ["tokio_sleep", "precise_upstream"]),
@@ -448,7 +486,11 @@ fn main() {
         )
         .shaped_by(measure::fields!(p => held_calls, upstream_latency_ms, workers)),
         Experiment::new("which_mutex", Cell::grid(&p.worker_sweep, &locks), |c, _| {
-            which_mutex(&p, c.case.parse().expect("worker counts"), lock(c))
+            let workers = c.case.parse().expect("worker counts");
+            match c.variant.as_str() {
+                GO_MUTEX => which_mutex_go(&p, workers),
+                _ => which_mutex(&p, workers, lock(c)),
+            }
         })
         .shaped_by(measure::fields!(p => tasks, updates_per_task, worker_sweep)),
         Experiment::new(
@@ -480,5 +522,17 @@ fn main() {
             |c, _| config(&p, &c.variant),
         )
         .shaped_by(measure::fields!(p => config_readers, config_writes_per_s, config_window_ms)),
-    ]);
+    ];
+    // Built once, before anything is measured, when a selected cell runs it: without the pinned
+    // Go the run stops here, and a run of the Rust variants alone needs no Go.
+    let go = h.prepare_for(
+        &experiments,
+        |c| c.variant == GO_MUTEX,
+        || Program::build(CHAPTER.listing_dir, CHAPTER.name),
+    );
+    if let Some(go) = go {
+        h.derived("go_version", go.version());
+        let _ = GO.set(go);
+    }
+    h.run(experiments);
 }

@@ -248,8 +248,6 @@ impl Harness {
         self.derived.insert(name.to_string(), value);
     }
 
-    /// Runs the experiments and exits: 0 when done, 1 when a run failed (nothing saved), 2 when
-    /// `--filter` matched nothing.
     /// Whether this run measures a cell of `experiment` that `wanted` picks, as `run` applies
     /// `--filter` (an experiment the quick run leaves out counts as run): for a listing that
     /// needs an outside program for some variants only, and checks for it before measuring.
@@ -261,6 +259,30 @@ impl Harness {
             .any(|c| wanted(c) && (whole || self.cli.selects(&c.case, &c.variant)))
     }
 
+    /// What the cells that `wanted` picks need (an outside program, built), prepared before
+    /// anything is measured and only when this run measures one of them ([`Harness::runs_any`]):
+    /// `None` when none runs. A failed `prepare` stops the run here with its message and exit
+    /// status 1, nothing measured and nothing saved.
+    pub fn prepare_for<T>(
+        &self,
+        experiments: &[Experiment<'_>],
+        wanted: impl Fn(&Cell) -> bool,
+        prepare: impl FnOnce() -> Result<T, String>,
+    ) -> Option<T> {
+        if !experiments.iter().any(|e| self.runs_any(e, &wanted)) {
+            return None;
+        }
+        match prepare() {
+            Ok(t) => Some(t),
+            Err(e) => {
+                eprintln!("error: {e}");
+                std::process::exit(1);
+            }
+        }
+    }
+
+    /// Runs the experiments and exits: 0 when done, 1 when a run failed (nothing saved), 2 when
+    /// `--filter` matched nothing.
     pub fn run(self, experiments: Vec<Experiment<'_>>) -> ! {
         std::process::exit(self.run_returning(experiments))
     }

@@ -1,0 +1,3 @@
+module ch02mutexes
+
+go 1.27
