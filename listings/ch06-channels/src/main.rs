@@ -2,7 +2,8 @@
 //! own, with the system allocator (this program) or mimalloc (`ch06-mimalloc`):
 //! `throughput` by topology and capacity, `ping_pong`, `select` over two channels,
 //! `cancel` (what a cancelled receive loses), `threads` (1 → 1 on 1 to all CPUs);
-//! `queue_depth` watches a pipeline whose producer outruns its consumer.
+//! `queue_depth` watches a pipeline whose producer outruns its consumer. Go's channels run
+//! `throughput`, `ping_pong` and `select` beside them, in the listing's Go program (`go/main.go`).
 //!
 //! `cargo run -p ch06-channels -- --help` lists the flags.
 
@@ -10,10 +11,11 @@ use ch06_channels::child::Report;
 use measure::affinity::host_cpus;
 use measure::loadgen::{OpenLoop, fixed_rate, spin_until, wait_until};
 use measure::{Cell, Chapter, Experiment, Harness, Measurement};
-use serde::Serialize;
+use measure_go::Program;
+use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 /// The setup, chosen for this machine (see `Params::for_machine`).
@@ -134,6 +136,56 @@ fn in_child(variant: &str, args: &[String]) -> Result<Report, String> {
         .map_err(|e| format!("child printed {text:?}: {e}"))
 }
 
+/// The Go variant of `throughput`, `ping_pong` and `select`: Go's built-in channels, in the
+/// listing's Go program (`go/main.go`).
+const GO_CHAN: &str = "go_chan";
+
+/// The Go program, built before measuring when a selected cell runs it (`main`).
+static GO: OnceLock<Program> = OnceLock::new();
+
+/// What the Go program prints for a cell: the Rust child's report, and the checksum.
+#[derive(Deserialize)]
+struct GoReport {
+    seconds: f64,
+    messages: u64,
+    checksum: u64,
+    #[serde(default)]
+    rtt_p50_ns: f64,
+    #[serde(default)]
+    rtt_p99_ns: f64,
+    #[serde(default)]
+    rtt_over_1us: f64,
+}
+
+/// Runs a Go cell on `workers` Go threads (`GOMAXPROCS`). It made whole timed passes of `n`
+/// messages (or round trips), so its checksum must be the digest sum of `0..n` once per pass.
+fn in_go(workers: u32, n: u64, args: &[&str]) -> Result<Report, String> {
+    let go = GO
+        .get()
+        .ok_or("the Go program was not built before measuring")?;
+    let text = go.run(workers, args, &[])?;
+    let r: GoReport = serde_json::from_str(text.trim())
+        .map_err(|e| format!("the Go program printed {text:?}: {e}"))?;
+    let passes = r.messages / n;
+    let want = ch06_channels::expected_sum(n).wrapping_mul(passes);
+    if passes == 0 || !r.messages.is_multiple_of(n) || r.checksum != want {
+        return Err(format!(
+            "{GO_CHAN} {}: {} messages summing to {}, expected whole passes of {n} summing to {want}",
+            args.join(" "),
+            r.messages,
+            r.checksum
+        ));
+    }
+    Ok(Report {
+        seconds: r.seconds,
+        messages: r.messages,
+        rtt_p50_ns: r.rtt_p50_ns,
+        rtt_p99_ns: r.rtt_p99_ns,
+        rtt_over_1us: r.rtt_over_1us,
+        ..Report::default()
+    })
+}
+
 fn per_second(r: &Report) -> f64 {
     r.messages as f64 / r.seconds
 }
@@ -147,19 +199,28 @@ fn throughput_cell(
 ) -> Result<Measurement, String> {
     let (topology, cap) = case.split_once("_cap").ok_or("a throughput case")?;
     let (s, r) = topology.split_once("to").ok_or("a topology")?;
-    let r = in_child(
-        variant,
-        &[
-            "throughput".into(),
-            s.into(),
-            r.into(),
-            cap.into(),
-            p.messages.to_string(),
-            p.workers.to_string(),
-            cpus.to_string(),
-            p.least_timed_ms.to_string(),
-        ],
-    )?;
+    let (n, least) = (p.messages.to_string(), p.least_timed_ms.to_string());
+    let r = if variant == GO_CHAN {
+        in_go(
+            p.workers,
+            p.messages,
+            &["throughput", s, r, cap, &n, &least],
+        )?
+    } else {
+        in_child(
+            variant,
+            &[
+                "throughput".into(),
+                s.into(),
+                r.into(),
+                cap.into(),
+                n,
+                p.workers.to_string(),
+                cpus.to_string(),
+                least,
+            ],
+        )?
+    };
     let mut m = Measurement::new();
     m.push("messages_per_s", "/s", per_second(&r));
     Ok(m)
@@ -170,16 +231,15 @@ fn ping_pong_cell(
     variant: &str,
     workers: u32,
 ) -> Result<Measurement, String> {
-    let r = in_child(
-        variant,
-        &[
-            "pingpong".into(),
-            p.round_trips.to_string(),
-            workers.to_string(),
-            "0".into(),
-            p.least_timed_ms.to_string(),
-        ],
-    )?;
+    let (n, least) = (p.round_trips.to_string(), p.least_timed_ms.to_string());
+    let r = if variant == GO_CHAN {
+        in_go(workers, p.round_trips, &["pingpong", &n, &least])?
+    } else {
+        in_child(
+            variant,
+            &["pingpong".into(), n, workers.to_string(), "0".into(), least],
+        )?
+    };
     let mut m = Measurement::new();
     m.push("round_trips_per_s", "/s", per_second(&r))
         .push("rtt_p50", "ns", r.rtt_p50_ns)
@@ -194,17 +254,22 @@ fn select_cell(
     variant: &str,
 ) -> Result<Measurement, String> {
     let cap = case.strip_prefix("cap").ok_or("a select case")?;
-    let r = in_child(
-        variant,
-        &[
-            "select".into(),
-            cap.into(),
-            p.messages.to_string(),
-            p.workers.to_string(),
-            "0".into(),
-            p.least_timed_ms.to_string(),
-        ],
-    )?;
+    let (n, least) = (p.messages.to_string(), p.least_timed_ms.to_string());
+    let r = if variant == GO_CHAN {
+        in_go(p.workers, p.messages, &["select", cap, &n, &least])?
+    } else {
+        in_child(
+            variant,
+            &[
+                "select".into(),
+                cap.into(),
+                n,
+                p.workers.to_string(),
+                "0".into(),
+                least,
+            ],
+        )?
+    };
     let mut m = Measurement::new();
     m.push("messages_per_s", "/s", per_second(&r));
     Ok(m)
@@ -434,7 +499,9 @@ const CHAPTER: Chapter = Chapter {
             all of them; the queue depth of a pipeline whose producer outruns its \
             consumer, unbounded, bounded with try_send and bounded with a send that \
             waits; what a send cancelled in select! loses, with and without \
-            reserve(); and a ticker beside tasks that receive with a blocking recv.",
+            reserve(); and a ticker beside tasks that receive with a blocking recv. Go's \
+            channels run the throughput, ping-pong and select workloads beside them (the \
+            Go variant needs Go).",
     listing_dir: env!("CARGO_MANIFEST_DIR"),
     crates: &[
         "tokio",
@@ -476,13 +543,15 @@ fn main() {
                 }
                 throughput_cells.push(Cell::new(format!("{s}to{r}_cap{cap}"), v));
             }
+            throughput_cells.push(Cell::new(format!("{s}to{r}_cap{cap}"), GO_CHAN));
         }
     }
-    let both: Vec<&str> = both_allocators.iter().map(String::as_str).collect();
+    let mut both: Vec<&str> = both_allocators.iter().map(String::as_str).collect();
+    both.push(GO_CHAN);
     let caps: Vec<String> =
         p.capacities.iter().map(|c| format!("cap{c}")).collect();
     let p = &p;
-    h.run(vec![
+    let experiments = vec![
         Experiment::new("throughput", throughput_cells, |cell, _| {
             throughput_cell(p, &cell.case, &cell.variant, 0)
         })
@@ -498,7 +567,7 @@ fn main() {
             "ping_pong_one_worker",
             Cell::grid(
                 ["cap1"],
-                ["tokio_mpsc", "kanal", "async_channel", "flume"],
+                ["tokio_mpsc", "kanal", "async_channel", "flume", GO_CHAN],
             ),
             |cell, _| ping_pong_cell(p, &cell.variant, 1),
         )
@@ -514,6 +583,7 @@ fn main() {
                     "async_channel",
                     "flume",
                     "crossbeam",
+                    GO_CHAN,
                 ],
             ),
             |cell, _| select_cell(p, &cell.case, &cell.variant),
@@ -568,5 +638,17 @@ fn main() {
             |cell, _| blocking_recv_cell(p, cell.variant == "blocking_recv"),
         )
         .shaped_by(measure::fields!(p => workers, blocking_gap_us, blocking_window_ms, tick_ms)),
-    ]);
+    ];
+    // Built once, before anything is measured, when a selected cell runs it: without the pinned
+    // Go the run stops here, and a run of the Rust variants alone needs no Go.
+    let go = h.prepare_for(
+        &experiments,
+        |c| c.variant == GO_CHAN,
+        || Program::build(CHAPTER.listing_dir, CHAPTER.name),
+    );
+    if let Some(go) = go {
+        h.derived("go_version", go.version());
+        let _ = GO.set(go);
+    }
+    h.run(experiments);
 }

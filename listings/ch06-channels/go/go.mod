@@ -1,0 +1,3 @@
+module ch06channels
+
+go 1.27
