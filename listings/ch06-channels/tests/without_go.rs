@@ -76,8 +76,12 @@ fn a_wrong_checksum_from_the_go_program_fails_the_run() {
     let mut perms = std::fs::metadata(&go).unwrap().permissions();
     std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
     std::fs::set_permissions(&go, perms).unwrap();
+    // A copy of the listing, so that the "build" lands beside it (`<its folder>/go/`), not
+    // over the real Go program's build.
+    let listing = dir.join("ch06-channels");
+    std::fs::copy(env!("CARGO_BIN_EXE_ch06-channels"), &listing).unwrap();
     let out = dir.join("record.json");
-    let run = Command::new(env!("CARGO_BIN_EXE_ch06-channels"))
+    let run = Command::new(&listing)
         .args([
             "--quick",
             "--filter",
