@@ -213,7 +213,7 @@ pub fn staleness(root: &Path, rec: &crate::record::Record) -> Result<Option<Stri
         return crate::releases::set_staleness(root, rec);
     }
     if is_snapshot(root, &rec.machine.name)? {
-        return Ok(snapshot_problem(root, &rec.build.commit));
+        return snapshot_problem(root, rec);
     }
     let changed = stale_inputs(root, rec)?;
     Ok((!changed.is_empty()).then(|| stale_advice(&rec.chapter, &changed)))
@@ -232,14 +232,16 @@ pub fn is_snapshot(root: &Path, machine: &str) -> Result<bool, String> {
         .any(|m| m == machine || crate::chapter::busy_machine_of(m) == machine))
 }
 
-/// Why a snapshot measured at `commit` cannot stand, or `None`: its commit must be clean (a run
-/// of edited code cannot be rerun from the history) and in the history of the book's `HEAD`
-/// (where a reader can check it out). A tree without git history has nothing to check against.
-fn snapshot_problem(root: &Path, commit: &str) -> Option<String> {
+/// Why a snapshot cannot stand, or `None`: its commit must be clean (a run of edited code cannot
+/// be rerun from the history), in the history of the book's `HEAD` (where a reader can check it
+/// out), and hold the code the record says it measured ([`differs_from_commit`]). A tree without
+/// git history has nothing to check against.
+fn snapshot_problem(root: &Path, rec: &crate::record::Record) -> Result<Option<String>, String> {
+    let commit = rec.build.commit.as_str();
     if commit.ends_with("-dirty") {
-        return Some(format!(
+        return Ok(Some(format!(
             "a snapshot (not one of the book's machines) measured at {commit}, with uncommitted changes: nobody can rerun it from the history, so measure it again from a clean commit"
-        ));
+        )));
     }
     let git = |args: &[&str]| {
         std::process::Command::new("git")
@@ -252,13 +254,75 @@ fn snapshot_problem(root: &Path, commit: &str) -> Option<String> {
             .is_ok_and(|s| s.success())
     };
     if !git(&["rev-parse", "--git-dir"]) {
-        return None;
+        return Ok(None);
     }
-    (!git(&["merge-base", "--is-ancestor", commit, "HEAD"])).then(|| {
-        format!(
+    if !git(&["merge-base", "--is-ancestor", commit, "HEAD"]) {
+        return Ok(Some(format!(
             "a snapshot (not one of the book's machines) measured at commit {commit}, which is not in this book's history: fetch that commit, or measure it again"
+        )));
+    }
+    let differ = differs_from_commit(root, rec)?;
+    Ok((!differ.is_empty()).then(|| {
+        format!(
+            "a snapshot (not one of the book's machines) whose hashes of {} are not those of its commit {commit}: it was measured with other code than it names, so measure it again",
+            differ.join(", ")
         )
-    })
+    }))
+}
+
+/// The inputs a snapshot hashed that its commit's files do not give: each workspace crate, the
+/// workspace manifest's settings and the toolchain, read from the commit with git. (The lock
+/// input would need cargo to resolve that commit's workspace; it is left out.)
+fn differs_from_commit(root: &Path, rec: &crate::record::Record) -> Result<Vec<String>, String> {
+    let commit = rec.build.commit.as_str();
+    let show = |path: &str| git_output(root, &["show", &format!("{commit}:{path}")]);
+    let mut differ = Vec::new();
+    for (key, recorded) in rec.build.inputs.iter().filter(|(k, _)| !is_lock(k)) {
+        let then = match key.as_str() {
+            PROFILES => profiles_hash(&String::from_utf8_lossy(&show("Cargo.toml")?)),
+            SETTINGS => settings_hash(&String::from_utf8_lossy(&show("Cargo.toml")?)),
+            TOOLCHAIN => Ok(short(&show(TOOLCHAIN).unwrap_or_default())),
+            dir => Ok(hash_crate_at(root, commit, dir)?),
+        }
+        .map_err(|e| format!("{key} at {commit}: {e}"))?;
+        if *recorded != then {
+            differ.push(key.clone());
+        }
+    }
+    Ok(differ)
+}
+
+/// [`hash_crate`] of the folder `dir` as the commit holds it.
+fn hash_crate_at(root: &Path, commit: &str, dir: &str) -> Result<String, String> {
+    let mut args = vec!["ls-tree", "-r", "--name-only", commit, "--"];
+    let paths: Vec<String> = CRATE_FILES.iter().map(|f| format!("{dir}/{f}")).collect();
+    args.extend(paths.iter().map(String::as_str));
+    let listed = git_output(root, &args)?;
+    let mut files = Vec::new();
+    for path in String::from_utf8_lossy(&listed).lines() {
+        let bytes = git_output(root, &["show", &format!("{commit}:{path}")])?;
+        files.push((Path::new(path).strip_prefix(dir).unwrap_or(Path::new(path)).to_path_buf(), bytes));
+    }
+    Ok(hash_files(files))
+}
+
+/// What `git` prints on stdout, or its error.
+fn git_output(root: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(args)
+        .output()
+        .map_err(|e| format!("cannot run git: {e}"))?;
+    if out.status.success() {
+        Ok(out.stdout)
+    } else {
+        Err(format!(
+            "git {}: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ))
+    }
 }
 
 /// The inputs that changed in the working tree since a record of the book's machines, or a
@@ -373,24 +437,34 @@ pub fn workspace_crates(root: &Path, chapter: &str) -> io::Result<Vec<String>> {
 
 /// The files of a crate that shape what it compiles to.
 pub fn hash_crate(dir: &Path) -> io::Result<String> {
-    let mut files = Vec::new();
+    let mut paths = Vec::new();
     for f in CRATE_FILES {
         let path = dir.join(f);
         if path.is_file() {
-            files.push(path);
+            paths.push(path);
         } else {
-            collect_files(&path, &mut files)?;
+            collect_files(&path, &mut paths)?;
         }
     }
-    files.sort();
+    let mut files = Vec::new();
+    for path in paths {
+        let bytes = std::fs::read(&path)?;
+        files.push((path.strip_prefix(dir).unwrap_or(&path).to_path_buf(), bytes));
+    }
+    Ok(hash_files(files))
+}
+
+/// One hash over files given by their paths relative to a crate's folder, in path order.
+fn hash_files(mut files: Vec<(PathBuf, Vec<u8>)>) -> String {
+    files.sort_by(|a, b| a.0.cmp(&b.0));
     let mut h = Sha256::new();
-    for f in &files {
-        h.update(relative(dir, f).as_bytes());
+    for (path, bytes) in &files {
+        h.update(path.to_string_lossy().replace('\\', "/").as_bytes());
         h.update([0]);
-        h.update(std::fs::read(f)?);
+        h.update(bytes);
         h.update([0]);
     }
-    Ok(hex(&h.finalize()[..8]))
+    hex(&h.finalize()[..8])
 }
 
 /// The hash the `Cargo.toml [profile]` input gets from a manifest's text ([`Rule::VersionsOnly`]).
@@ -1030,6 +1104,11 @@ pub(crate) mod tests {
         let lent = measured_on("lent-16c", &head);
         let dirty = measured_on("lent-16c", &format!("{head}-dirty"));
         let elsewhere = measured_on("lent-16c", "0123456789ab");
+        let mut forged = measured_on("lent-16c", &head);
+        forged
+            .build
+            .inputs
+            .insert("listings/ch99-demo".into(), "00000000".into());
         assert!(!is_snapshot(root, "book-vm").unwrap());
         assert!(!is_snapshot(root, "book-vm-busy").unwrap());
         assert!(is_snapshot(root, "lent-16c").unwrap());
@@ -1055,6 +1134,11 @@ pub(crate) mod tests {
             .unwrap()
             .expect("a commit not here");
         assert!(why.contains("not in this book's history"), "{why}");
+        let why = staleness(root, &forged).unwrap().expect("a record its commit does not give");
+        assert!(
+            why.contains("listings/ch99-demo are not those of its commit"),
+            "{why}"
+        );
     }
 
     #[test]
