@@ -301,7 +301,13 @@ fn hash_crate_at(root: &Path, commit: &str, dir: &str) -> Result<String, String>
     let mut files = Vec::new();
     for path in String::from_utf8_lossy(&listed).lines() {
         let bytes = git_output(root, &["show", &format!("{commit}:{path}")])?;
-        files.push((Path::new(path).strip_prefix(dir).unwrap_or(Path::new(path)).to_path_buf(), bytes));
+        files.push((
+            Path::new(path)
+                .strip_prefix(dir)
+                .unwrap_or(Path::new(path))
+                .to_path_buf(),
+            bytes,
+        ));
     }
     Ok(hash_files(files))
 }
@@ -1134,7 +1140,9 @@ pub(crate) mod tests {
             .unwrap()
             .expect("a commit not here");
         assert!(why.contains("not in this book's history"), "{why}");
-        let why = staleness(root, &forged).unwrap().expect("a record its commit does not give");
+        let why = staleness(root, &forged)
+            .unwrap()
+            .expect("a record its commit does not give");
         assert!(
             why.contains("listings/ch99-demo are not those of its commit"),
             "{why}"
