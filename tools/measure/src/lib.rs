@@ -19,6 +19,7 @@ pub mod cli;
 pub mod facts;
 pub mod harness;
 pub mod provenance;
+pub mod testing;
 
 pub use cli::Cli;
 pub use harness::{Chapter, Experiment, Harness};
