@@ -34,8 +34,8 @@
 //! `crate::releases::set_problems`). Any other machine's record (a larger machine lent for one
 //! session, a reader's or a student's run saved into `data/`) is a snapshot ([`is_snapshot`]):
 //! nobody can measure it again when the listing moves on, so it stays valid as measured at its
-//! commit, which must be clean and in the book's history, and the pages that show it name what
-//! changed since ([`stale_inputs`]). The `-dirty` mark on a record's commit is computed over the
+//! commit, which must be clean, in the book's history and hold the code the record hashed, and
+//! the pages that show it name what changed since ([`stale_inputs`]). The `-dirty` mark on a record's commit is computed over the
 //! same paths as the hashes ([`shaping_paths`]).
 
 use sha2::{Digest, Sha256};
@@ -243,16 +243,7 @@ fn snapshot_problem(root: &Path, rec: &crate::record::Record) -> Result<Option<S
             "a snapshot (not one of the book's machines) measured at {commit}, with uncommitted changes: nobody can rerun it from the history, so measure it again from a clean commit"
         )));
     }
-    let git = |args: &[&str]| {
-        std::process::Command::new("git")
-            .arg("-C")
-            .arg(root)
-            .args(args)
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success())
-    };
+    let git = |args: &[&str]| git_output(root, args).is_ok();
     if !git(&["rev-parse", "--git-dir"]) {
         return Ok(None);
     }
