@@ -1,0 +1,398 @@
+//! The experiments of Chapter 9. `client_reuse` calls the upstream at a fixed open-loop rate
+//! with one shared client, a client per call, and `Connection: close`, over plain HTTP and TLS;
+//! `first_calls` sends a burst of first calls through a fresh client that looks `localhost` up,
+//! that is given `127.0.0.1`, and that was given the address once.
+//!
+//! `cargo run -p ch09-connections -- --help` lists the flags.
+
+use ch09_connections::calls::{
+    Failure, call_closing, call_shared, call_with_new_client, new_client, new_client_trusting_only,
+};
+use ch09_connections::child::UpstreamProcess;
+use ch09_connections::names::{client_resolved_once, client_resolving};
+use ch09_connections::probe::{process_cpu, tcp_resets_sent, time_wait};
+use ch09_connections::tls::install_crypto;
+use ch09_connections::upstream::item_digest;
+use measure::loadgen::{OpenLoop, fixed_rate};
+use measure::stats::LatencyHistogram;
+use measure::{Cell, Chapter, Checksum, Experiment, Harness, Measurement};
+use reqwest::{Certificate, Client};
+use serde::Serialize;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+const CHAPTER: Chapter = Chapter {
+    name: "ch09-connections",
+    title: "Connections",
+    about: "A service calls an upstream on 127.0.0.1 with reqwest: one shared client, a client \
+            built per call and `Connection: close`, over plain HTTP and TLS (rustls, a \
+            certificate made at run time), at a fixed open-loop rate; then a burst of first \
+            calls to `localhost`, to 127.0.0.1, and with the address resolved once.",
+    listing_dir: env!("CARGO_MANIFEST_DIR"),
+    crates: &["tokio", "reqwest", "hyper", "hyper-util", "rustls"],
+    headline: &[
+        "p50",
+        "p99",
+        "client_cpu_per_call",
+        "upstream_cpu_per_call",
+        "connections_per_call",
+        "blocking_threads_started",
+    ],
+    full_reps: 10,
+};
+
+/// The setup, chosen for a two-CPU machine (see `Params::for_machine`).
+#[derive(Serialize)]
+struct Params {
+    /// Tokio workers of the calling service, and of the upstream (a process of its own).
+    workers: u32,
+    upstream_workers: u32,
+    /// `client_reuse`: calls per second, and calls per cell.
+    rate_per_s: f64,
+    calls: usize,
+    /// `first_calls`: calls started at once through a fresh client.
+    burst: usize,
+    /// `client_build`: clients built per cell.
+    builds: usize,
+}
+
+impl Params {
+    fn for_machine(quick: bool, workers: u32) -> Params {
+        Params {
+            workers,
+            upstream_workers: 1,
+            rate_per_s: 200.0,
+            calls: if quick { 100 } else { 600 },
+            burst: 32,
+            builds: if quick { 10 } else { 50 },
+        }
+    }
+}
+
+measure::variants! {
+    enum Reuse for "client_reuse" {
+        Shared = "shared_client",
+        PerCall = "client_per_call",
+        Close = "connection_close",
+    }
+}
+
+measure::variants! {
+    enum Scheme for "client_reuse" {
+        Http = "http",
+        Https = "https",
+    }
+}
+
+measure::variants! {
+    enum Trust for "client_build" {
+        SystemAndUpstream = "system_roots_and_upstream",
+        UpstreamOnly = "upstream_cert_only",
+    }
+}
+
+measure::variants! {
+    enum Naming for "first_calls" {
+        ByName = "localhost_getaddrinfo",
+        Literal = "ip_literal",
+        ResolvedOnce = "localhost_resolved_once",
+    }
+}
+
+fn main() {
+    forget_what_cargo_run_set();
+    install_crypto();
+    let mut h = Harness::start(CHAPTER);
+    let p = Params::for_machine(h.cli().quick, h.cli().workers.unwrap_or(1));
+    h.params(&p);
+    // What a client built with reqwest's default verifier reads each time it is built.
+    if let Some(roots) = system_roots() {
+        h.derived("system_roots", roots);
+    }
+    let p = &p;
+    h.run(vec![
+        Experiment::new(
+            "client_reuse",
+            Cell::grid(Scheme::NAMES, Reuse::NAMES),
+            |cell, _rep| client_reuse(p, Scheme::named(&cell.case)?, Reuse::named(&cell.variant)?),
+        )
+        .shaped_by(measure::fields!(p => workers, upstream_workers, rate_per_s, calls)),
+        Experiment::new(
+            "first_calls",
+            Cell::grid([p.burst], Naming::NAMES),
+            |cell, _rep| first_calls(p, Naming::named(&cell.variant)?),
+        )
+        .shaped_by(measure::fields!(p => workers, upstream_workers, burst)),
+        Experiment::new(
+            "client_build",
+            Cell::grid(["build"], Trust::NAMES),
+            |cell, _rep| client_build(p, Trust::named(&cell.variant)?),
+        )
+        .shaped_by(measure::fields!(p => builds)),
+    ]);
+}
+
+/// `cargo run` gives this program its package's variables (CARGO_MANIFEST_DIR, CARGO_PKG_NAME,
+/// ...), and ring's build script is rerun when one of them changes: the upstream's build
+/// (`UpstreamProcess::start`) would inherit them and rebuild ring and every crate above it.
+fn forget_what_cargo_run_set() {
+    let set_by_cargo_run = |name: &str| {
+        ["CARGO_PKG_", "CARGO_MANIFEST_"]
+            .iter()
+            .any(|p| name.starts_with(p))
+            || [
+                "CARGO_CRATE_NAME",
+                "CARGO_BIN_NAME",
+                "CARGO_PRIMARY_PACKAGE",
+            ]
+            .contains(&name)
+    };
+    let names: Vec<_> = std::env::vars_os()
+        .filter_map(|(name, _)| name.into_string().ok())
+        .filter(|name| set_by_cargo_run(name))
+        .collect();
+    for name in names {
+        // SAFETY: called first thing in `main`, before any other thread runs.
+        unsafe { std::env::remove_var(name) };
+    }
+}
+
+/// The certificates in the system's bundle, where rustls-native-certs finds it on Debian
+/// (`openssl-probe`'s first candidate): what each `new_client` parses.
+fn system_roots() -> Option<usize> {
+    let bundle = std::fs::read_to_string("/etc/ssl/certs/ca-certificates.crt").ok()?;
+    Some(bundle.matches("-----BEGIN CERTIFICATE-----").count())
+}
+
+/// What one call returns to the cell: its latency from its scheduled time, and its digest.
+type Answer = Result<(Duration, u64), Failure>;
+
+/// One cell of `client_reuse`: a fresh upstream, `calls` calls at `rate_per_s`, each sent at its
+/// scheduled time whether or not earlier ones have answered.
+fn client_reuse(p: &Params, scheme: Scheme, reuse: Reuse) -> Result<Measurement, String> {
+    let mut upstream = UpstreamProcess::start("good")?;
+    let (base, port) = match scheme {
+        Scheme::Http => (
+            format!("http://{}", upstream.started.plain),
+            upstream.started.plain.port(),
+        ),
+        Scheme::Https => (
+            format!("https://{}", upstream.started.tls),
+            upstream.started.tls.port(),
+        ),
+    };
+    let cert = Certificate::from_pem(upstream.started.cert_pem.as_bytes())
+        .map_err(|e| format!("the upstream's certificate: {e}"))?;
+    let rt = measure::runtime(p.workers)?;
+    let shared = new_client(&cert).map_err(|e| format!("building the client: {e}"))?;
+    let caller = Caller {
+        reuse,
+        cert,
+        base: Arc::from(base),
+        shared,
+    };
+    // One call first, untimed: the shared pool's first connection, and whatever a process
+    // does once (the system's roots read, the crypto tables), stay out of the measured calls.
+    rt.block_on(caller.call(u64::MAX))
+        .map_err(|e| format!("the first call: {e}"))?;
+
+    let before = upstream.counts()?;
+    let resets_before = tcp_resets_sent()?;
+    let cpu_before = process_cpu();
+    let arrivals = fixed_rate(p.rate_per_s, Duration::from_millis(5), p.calls, ());
+    let mut handles = Vec::with_capacity(p.calls);
+    let mut next_id = 0u64;
+    let report = OpenLoop::default().run(Instant::now(), &arrivals, |_, scheduled| {
+        let (caller, id) = (caller.clone(), next_id);
+        next_id += 1;
+        handles.push(rt.spawn(async move {
+            let digest = caller.call(id).await?;
+            Ok::<_, Failure>((scheduled.elapsed(), digest))
+        }));
+    });
+    let answers: Vec<Answer> = rt.block_on(async {
+        let mut all = Vec::with_capacity(handles.len());
+        for handle in handles {
+            all.push(
+                handle
+                    .await
+                    .unwrap_or_else(|e| panic!("a call panicked: {e}")),
+            );
+        }
+        all
+    });
+    let client_cpu = process_cpu()
+        .saturating_sub(cpu_before)
+        .saturating_sub(report.cpu);
+    // Closed connections reach TIME-WAIT when their tasks have run: a moment to settle.
+    std::thread::sleep(Duration::from_millis(100));
+    let left_in_time_wait = time_wait(port)?;
+    let resets = tcp_resets_sent()? - resets_before;
+    let upstream_used = upstream.counts()?.since(&before);
+
+    let (mut latency, sum) = (LatencyHistogram::new(), Checksum::new());
+    for answer in answers {
+        let (took, digest) = answer.map_err(|e| format!("{}: {e}", reuse.name()))?;
+        latency.record(took);
+        sum.add(digest);
+    }
+    sum.verify(
+        "digests",
+        Checksum::expected((0..p.calls as u64).map(item_digest)),
+    )
+    .map_err(|e| e.to_string())?;
+    let per_call = |x: f64| x / p.calls as f64;
+    let mut m = Measurement::new();
+    m.push("p50", "ns", latency.p50_ns())
+        .push("p99", "ns", latency.p99_ns())
+        .push(
+            "client_cpu_per_call",
+            "ns",
+            per_call(client_cpu.as_nanos() as f64),
+        )
+        .push(
+            "upstream_cpu_per_call",
+            "ns",
+            per_call(upstream_used.cpu_ns as f64),
+        )
+        .push(
+            "connections_per_call",
+            "count",
+            per_call(upstream_used.connections as f64),
+        )
+        .push(
+            "full_handshakes_per_call",
+            "count",
+            per_call(upstream_used.full_handshakes as f64),
+        )
+        .push(
+            "resumed_handshakes_per_call",
+            "count",
+            per_call(upstream_used.resumed_handshakes as f64),
+        )
+        .push(
+            "time_wait_per_call",
+            "count",
+            per_call(left_in_time_wait as f64),
+        )
+        .push("resets_per_call", "count", per_call(resets as f64))
+        .push("gen_error_p99", "ns", report.timing_error.p99_ns())
+        .push("generator_cpu", "share", report.cpu_share());
+    Ok(m)
+}
+
+/// What each call of a `client_reuse` cell needs, cloned into its task.
+#[derive(Clone)]
+struct Caller {
+    reuse: Reuse,
+    cert: Certificate,
+    base: Arc<str>,
+    shared: Client,
+}
+
+impl Caller {
+    async fn call(&self, id: u64) -> Result<u64, Failure> {
+        match self.reuse {
+            Reuse::Shared => call_shared(&self.shared, &self.base, id).await,
+            Reuse::PerCall => call_with_new_client(&self.cert, &self.base, id).await,
+            Reuse::Close => call_closing(&self.shared, &self.base, id).await,
+        }
+    }
+}
+
+/// One cell of `first_calls`: a fresh runtime (its blocking pool empty) and a fresh client; `burst`
+/// calls start at once; how many threads the runtime started meanwhile, and how long the calls took.
+fn first_calls(p: &Params, naming: Naming) -> Result<Measurement, String> {
+    let mut upstream = UpstreamProcess::start("good")?;
+    let addr = upstream.started.plain;
+    let threads = Arc::new(AtomicU64::new(0));
+    let counter = threads.clone();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(p.workers as usize)
+        .enable_all()
+        .on_thread_start(move || {
+            counter.fetch_add(1, Ordering::Relaxed);
+        })
+        .build()
+        .map_err(|e| format!("cannot build a runtime: {e}"))?;
+    let (client, base) = match naming {
+        Naming::ByName => (
+            client_resolving(),
+            format!("http://localhost:{}", addr.port()),
+        ),
+        Naming::Literal => (client_resolving(), format!("http://{addr}")),
+        Naming::ResolvedOnce => (
+            client_resolved_once("localhost", addr),
+            format!("http://localhost:{}", addr.port()),
+        ),
+    };
+    let client = client.map_err(|e| format!("building the client: {e}"))?;
+    // The workers are started before the burst (`build` starts them), so what the count adds
+    // during the burst is the blocking pool's.
+    rt.block_on(async { tokio::time::sleep(Duration::from_millis(10)).await });
+    let before = (threads.load(Ordering::Relaxed), upstream.counts()?);
+    let base: Arc<str> = Arc::from(base);
+    let answers: Vec<Answer> = rt.block_on(async {
+        let start = Instant::now();
+        let calls: Vec<_> = (0..p.burst as u64)
+            .map(|id| {
+                let (client, base) = (client.clone(), base.clone());
+                tokio::spawn(async move {
+                    let digest = call_shared(&client, &base, id).await?;
+                    Ok((start.elapsed(), digest))
+                })
+            })
+            .collect();
+        let mut all = Vec::with_capacity(calls.len());
+        for call in calls {
+            all.push(
+                call.await
+                    .unwrap_or_else(|e| panic!("a call panicked: {e}")),
+            );
+        }
+        all
+    });
+    let started = threads.load(Ordering::Relaxed) - before.0;
+    let upstream_used = upstream.counts()?.since(&before.1);
+    let (mut latency, sum) = (LatencyHistogram::new(), Checksum::new());
+    for answer in answers {
+        let (took, digest) = answer.map_err(|e| format!("{}: {e}", naming.name()))?;
+        latency.record(took);
+        sum.add(digest);
+    }
+    sum.verify(
+        "digests",
+        Checksum::expected((0..p.burst as u64).map(item_digest)),
+    )
+    .map_err(|e| e.to_string())?;
+    let mut m = Measurement::new();
+    m.push("blocking_threads_started", "count", started as f64)
+        .push("connections", "count", upstream_used.connections as f64)
+        .push("burst_p50", "ns", latency.p50_ns())
+        .push("burst_max", "ns", latency.max_ns());
+    Ok(m)
+}
+
+/// One cell of `client_build`: `builds` clients built one after another, each dropped at once;
+/// the time per build. Both trust the upstream's certificate; one also reads the system's roots.
+fn client_build(p: &Params, trust: Trust) -> Result<Measurement, String> {
+    let upstream = UpstreamProcess::start("good")?;
+    let cert = Certificate::from_pem(upstream.started.cert_pem.as_bytes())
+        .map_err(|e| format!("the upstream's certificate: {e}"))?;
+    let build = || match trust {
+        Trust::SystemAndUpstream => new_client(&cert),
+        Trust::UpstreamOnly => new_client_trusting_only(&cert),
+    };
+    let start = Instant::now();
+    for _ in 0..p.builds {
+        drop(build().map_err(|e| format!("building the client: {e}"))?);
+    }
+    let mut m = Measurement::new();
+    m.push(
+        "ns_per_build",
+        "ns",
+        start.elapsed().as_nanos() as f64 / p.builds as f64,
+    );
+    Ok(m)
+}

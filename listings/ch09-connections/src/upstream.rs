@@ -1,0 +1,176 @@
+//! The upstream: a small HTTP/1.1 service on 127.0.0.1, plain and TLS, that counts what each
+//! client costs it: connections accepted, TLS handshakes (full or resumed), requests. It runs in
+//! a process of its own (`src/bin/ch09-upstream.rs`), so that its CPU is measured apart.
+
+use crate::tls::{Identity, server_config};
+use bytes::Bytes;
+use http_body_util::Full;
+use hyper::body::Incoming;
+use hyper::{Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use serde::{Deserialize, Serialize};
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::net::TcpListener;
+use tokio_rustls::TlsAcceptor;
+
+/// What the upstream has counted since it started, and the CPU time its process used.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Counts {
+    pub connections: u64,
+    pub full_handshakes: u64,
+    pub resumed_handshakes: u64,
+    pub failed_handshakes: u64,
+    pub requests: u64,
+    pub cpu_ns: u64,
+}
+
+impl Counts {
+    /// What happened between `earlier` and `self`.
+    pub fn since(&self, earlier: &Counts) -> Counts {
+        Counts {
+            connections: self.connections - earlier.connections,
+            full_handshakes: self.full_handshakes - earlier.full_handshakes,
+            resumed_handshakes: self.resumed_handshakes - earlier.resumed_handshakes,
+            failed_handshakes: self.failed_handshakes - earlier.failed_handshakes,
+            requests: self.requests - earlier.requests,
+            cpu_ns: self.cpu_ns - earlier.cpu_ns,
+        }
+    }
+}
+
+#[derive(Default)]
+struct Counters {
+    connections: AtomicU64,
+    full_handshakes: AtomicU64,
+    resumed_handshakes: AtomicU64,
+    failed_handshakes: AtomicU64,
+    requests: AtomicU64,
+}
+
+/// A running upstream: its two addresses, and its counters.
+pub struct Upstream {
+    pub plain: SocketAddr,
+    pub tls: SocketAddr,
+    counters: Arc<Counters>,
+}
+
+impl Upstream {
+    /// Binds both listeners on 127.0.0.1 (ports the system picks) and serves them on the
+    /// current runtime.
+    pub async fn start(identity: &Identity) -> Result<Upstream, String> {
+        let acceptor = TlsAcceptor::from(server_config(identity)?);
+        let bind = || TcpListener::bind("127.0.0.1:0");
+        let (plain, tls) = (bind().await, bind().await);
+        let (plain, tls) = (
+            plain.map_err(|e| e.to_string())?,
+            tls.map_err(|e| e.to_string())?,
+        );
+        let counters = Arc::new(Counters::default());
+        let upstream = Upstream {
+            plain: plain.local_addr().map_err(|e| e.to_string())?,
+            tls: tls.local_addr().map_err(|e| e.to_string())?,
+            counters: counters.clone(),
+        };
+        tokio::spawn(accept_plain(plain, counters.clone()));
+        tokio::spawn(accept_tls(tls, acceptor, counters));
+        Ok(upstream)
+    }
+
+    /// The counts so far (`cpu_ns` is the whole process's CPU time).
+    pub fn counts(&self) -> Counts {
+        let c = &self.counters;
+        Counts {
+            connections: c.connections.load(Relaxed),
+            full_handshakes: c.full_handshakes.load(Relaxed),
+            resumed_handshakes: c.resumed_handshakes.load(Relaxed),
+            failed_handshakes: c.failed_handshakes.load(Relaxed),
+            requests: c.requests.load(Relaxed),
+            cpu_ns: crate::probe::process_cpu().as_nanos() as u64,
+        }
+    }
+}
+
+async fn accept_plain(listener: TcpListener, counters: Arc<Counters>) {
+    while let Ok((stream, _)) = listener.accept().await {
+        counters.connections.fetch_add(1, Relaxed);
+        let _ = stream.set_nodelay(true);
+        tokio::spawn(serve(stream, counters.clone()));
+    }
+}
+
+async fn accept_tls(listener: TcpListener, acceptor: TlsAcceptor, counters: Arc<Counters>) {
+    while let Ok((stream, _)) = listener.accept().await {
+        counters.connections.fetch_add(1, Relaxed);
+        let _ = stream.set_nodelay(true);
+        let (acceptor, counters) = (acceptor.clone(), counters.clone());
+        tokio::spawn(async move {
+            // The handshake runs in the connection's own task, as in any TLS server.
+            match acceptor.accept(stream).await {
+                Ok(tls) => {
+                    let resumed =
+                        tls.get_ref().1.handshake_kind() == Some(rustls::HandshakeKind::Resumed);
+                    let kind = match resumed {
+                        true => &counters.resumed_handshakes,
+                        false => &counters.full_handshakes,
+                    };
+                    kind.fetch_add(1, Relaxed);
+                    serve(tls, counters).await;
+                }
+                Err(_) => {
+                    counters.failed_handshakes.fetch_add(1, Relaxed);
+                }
+            }
+        });
+    }
+}
+
+/// Serves one connection with hyper's HTTP/1.1 server: keep-alive on, as by default, so a
+/// connection lives until the client closes it or asks `Connection: close`.
+async fn serve<S: AsyncRead + AsyncWrite + Unpin + Send + 'static>(io: S, counters: Arc<Counters>) {
+    let service = hyper::service::service_fn(move |request: Request<Incoming>| {
+        counters.requests.fetch_add(1, Relaxed);
+        std::future::ready(Ok::<_, std::convert::Infallible>(answer(
+            request.uri().path(),
+        )))
+    });
+    let _ = hyper::server::conn::http1::Builder::new()
+        .serve_connection(TokioIo::new(io), service)
+        .await;
+}
+
+/// `/item/{id}` answers the item's JSON; anything else, 404.
+fn answer(path: &str) -> Response<Full<Bytes>> {
+    match path.strip_prefix("/item/").and_then(|id| id.parse().ok()) {
+        Some(id) => Response::builder()
+            .header("content-type", "application/json")
+            .body(Full::new(Bytes::from(item_body(id))))
+            .expect("a valid response"),
+        None => Response::builder()
+            .status(StatusCode::NOT_FOUND)
+            .body(Full::new(Bytes::new()))
+            .expect("a valid response"),
+    }
+}
+
+/// The item's body: its id, its digest (the client's checksum) and a description, about 200
+/// bytes, the size of a small API answer.
+pub fn item_body(id: u64) -> String {
+    format!(
+        r#"{{"id":{id},"digest":{},"name":"item {id}","description":"{}"}}"#,
+        item_digest(id),
+        "an upstream answer of the size a small API call returns; ".repeat(2)
+    )
+}
+
+/// What the client checks for item `id`.
+pub fn item_digest(id: u64) -> u64 {
+    measure::mix(id)
+}
+
+/// The path of item `id`.
+pub fn item_path(id: u64) -> String {
+    format!("/item/{id}")
+}

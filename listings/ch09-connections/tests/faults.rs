@@ -1,0 +1,94 @@
+//! An upstream that fails: nobody listening, a listener that never answers, and a certificate
+//! that is expired or names another host. Each is a clear error of its own kind, counted by the
+//! upstream where it got that far, and never a hang: the client's timeouts end every call.
+
+use ch09_connections::calls::{CALL_TIMEOUT, Failure, call_shared, new_client};
+use ch09_connections::tls::{CertKind, install_crypto, make_identity};
+use ch09_connections::upstream::Upstream;
+use std::time::Duration;
+use tokio::net::TcpListener;
+
+/// Far past the client's own limit: reaching it would mean the call hangs.
+const HANG: Duration = Duration::from_secs(30);
+
+async fn call(cert_kind: CertKind, base: impl FnOnce(&Upstream) -> String) -> (Failure, Upstream) {
+    install_crypto();
+    let identity = make_identity(cert_kind).unwrap();
+    let upstream = Upstream::start(&identity).await.unwrap();
+    // The client trusts the certificate it is shown: only its dates or its name can fail.
+    let cert = reqwest::Certificate::from_pem(identity.cert_pem.as_bytes()).unwrap();
+    let client = new_client(&cert).unwrap();
+    let url = base(&upstream);
+    let outcome = tokio::time::timeout(HANG, call_shared(&client, &url, 7)).await;
+    let failure = outcome
+        .expect("the call hung")
+        .expect_err("the call succeeded");
+    (failure, upstream)
+}
+
+#[tokio::test]
+async fn an_expired_certificate_is_rejected_and_counted() {
+    let (failure, upstream) = call(CertKind::Expired, |u| format!("https://{}", u.tls)).await;
+    assert!(matches!(failure, Failure::Certificate(_)), "{failure}");
+    assert!(failure.to_string().contains("expired"), "{failure}");
+    tokio::time::sleep(Duration::from_millis(50)).await; // the server's side of the handshake ends
+    let counts = upstream.counts();
+    assert_eq!((counts.failed_handshakes, counts.requests), (1, 0));
+}
+
+#[tokio::test]
+async fn a_certificate_for_another_name_is_rejected() {
+    let (failure, _) = call(CertKind::WrongName, |u| format!("https://{}", u.tls)).await;
+    assert!(matches!(failure, Failure::Certificate(_)), "{failure}");
+    assert!(
+        failure.to_string().contains("not valid for name"),
+        "{failure}"
+    );
+}
+
+#[tokio::test]
+async fn plain_http_to_the_tls_port_fails_without_hanging() {
+    let (failure, _) = call(CertKind::Good, |u| format!("http://{}", u.tls)).await;
+    assert!(!matches!(failure, Failure::Certificate(_)), "{failure}");
+}
+
+#[tokio::test]
+async fn nobody_listening_is_refused_at_once() {
+    let port = {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        listener.local_addr().unwrap().port()
+    }; // dropped: nothing listens there now
+    let (failure, _) = call(CertKind::Good, |_| format!("http://127.0.0.1:{port}")).await;
+    assert!(matches!(failure, Failure::Refused(_)), "{failure}");
+}
+
+#[tokio::test]
+async fn a_listener_that_never_answers_times_out() {
+    // Accepts every connection, reads nothing, writes nothing.
+    let silent = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = silent.local_addr().unwrap();
+    let held = tokio::spawn(async move {
+        let mut open = Vec::new();
+        while let Ok((stream, _)) = silent.accept().await {
+            open.push(stream);
+        }
+    });
+    let (failure, _) = call(CertKind::Good, |_| format!("http://{addr}")).await;
+    assert!(matches!(failure, Failure::TimedOut(_)), "{failure}");
+    assert!(CALL_TIMEOUT < HANG);
+    held.abort();
+}
+
+#[tokio::test]
+async fn a_wrong_path_is_an_error_status_not_an_answer() {
+    install_crypto();
+    let identity = make_identity(CertKind::Good).unwrap();
+    let upstream = Upstream::start(&identity).await.unwrap();
+    let cert = reqwest::Certificate::from_pem(identity.cert_pem.as_bytes()).unwrap();
+    let client = new_client(&cert).unwrap();
+    let request = client.get(format!("http://{}/nothing", upstream.plain));
+    let failure = ch09_connections::calls::fetch_digest(request)
+        .await
+        .unwrap_err();
+    assert!(failure.to_string().contains("404"), "{failure}");
+}
