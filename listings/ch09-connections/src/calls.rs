@@ -1,7 +1,7 @@
 //! How a service calls its upstream: the pitfall (a client built for each call) and the two
 //! ways a connection is reused or not (one shared client, and `Connection: close`).
 
-use crate::upstream::{item_digest, item_path};
+use ch09_connections::upstream::{item_digest, item_path};
 use reqwest::{Certificate, Client, RequestBuilder, header};
 use std::time::Duration;
 

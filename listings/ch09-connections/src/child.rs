@@ -1,8 +1,8 @@
 //! The upstream in a process of its own (`ch09-upstream`): started, asked for its counts over
 //! its standard input and output, and stopped when dropped.
 
-use crate::tls::CertKind;
-use crate::upstream::Counts;
+use ch09_connections::tls::CertKind;
+use ch09_connections::upstream::Counts;
 use std::io::{BufRead, BufReader, Write};
 use std::net::SocketAddr;
 use std::path::PathBuf;

@@ -1,7 +1,7 @@
 //! Names: a client that resolves `localhost` itself, and the remedy found in reqwest, an address
 //! resolved once and given to the client.
 
-use crate::calls::{CALL_TIMEOUT, CONNECT_TIMEOUT};
+use ch09_connections::calls::{CALL_TIMEOUT, CONNECT_TIMEOUT};
 use reqwest::Client;
 use std::net::SocketAddr;
 

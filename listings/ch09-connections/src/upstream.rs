@@ -2,8 +2,8 @@
 //! client costs it: connections accepted, TLS handshakes (full or resumed), requests. It runs in
 //! a process of its own (`src/bin/ch09-upstream.rs`), so that its CPU is measured apart.
 
-use crate::tls::{Identity, server_config};
 use bytes::Bytes;
+use ch09_connections::tls::{Identity, server_config};
 use http_body_util::Full;
 use hyper::body::Incoming;
 use hyper::{Request, Response, StatusCode};
@@ -88,7 +88,7 @@ impl Upstream {
             resumed_handshakes: c.resumed_handshakes.load(Relaxed),
             failed_handshakes: c.failed_handshakes.load(Relaxed),
             requests: c.requests.load(Relaxed),
-            cpu_ns: crate::probe::process_cpu().as_nanos() as u64,
+            cpu_ns: ch09_connections::probe::process_cpu().as_nanos() as u64,
         }
     }
 }

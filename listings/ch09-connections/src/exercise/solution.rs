@@ -1,7 +1,7 @@
 //! A solution: the client, and so its pool of connections, outlives the loop.
 
-use crate::calls::{Failure, fetch_digest, new_client};
-use crate::upstream::item_path;
+use ch09_connections::calls::{Failure, fetch_digest, new_client};
+use ch09_connections::upstream::item_path;
 use reqwest::Certificate;
 
 // ANCHOR: solution

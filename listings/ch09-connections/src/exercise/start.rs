@@ -1,7 +1,7 @@
 //! The starting point: fix `sum_digests` so that every item travels on one connection.
 
-use crate::calls::{Failure, fetch_digest, new_client};
-use crate::upstream::item_path;
+use ch09_connections::calls::{Failure, fetch_digest, new_client};
+use ch09_connections::upstream::item_path;
 use reqwest::Certificate;
 
 // ANCHOR: start
