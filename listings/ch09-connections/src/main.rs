@@ -10,7 +10,9 @@ use ch09_connections::calls::{
 };
 use ch09_connections::child::UpstreamProcess;
 use ch09_connections::names::{client_resolved_once, client_resolving};
-use ch09_connections::probe::{process_cpu, tcp_resets_sent, time_wait};
+use ch09_connections::probe::{
+    process_cpu, tcp_aborts_on_close, tcp_aborts_on_data, tcp_resets_sent, time_wait,
+};
 use ch09_connections::tls::install_crypto;
 use ch09_connections::upstream::item_digest;
 use measure::loadgen::{OpenLoop, fixed_rate};
@@ -30,7 +32,15 @@ const CHAPTER: Chapter = Chapter {
             certificate made at run time), at a fixed open-loop rate; then a burst of first \
             calls to `localhost`, to 127.0.0.1, and with the address resolved once.",
     listing_dir: env!("CARGO_MANIFEST_DIR"),
-    crates: &["tokio", "reqwest", "hyper", "hyper-util", "rustls"],
+    crates: &[
+        "tokio",
+        "reqwest",
+        "hyper",
+        "hyper-util",
+        "rustls",
+        "rustls-platform-verifier",
+        "rustls-native-certs",
+    ],
     headline: &[
         "p50",
         "p99",
@@ -48,7 +58,10 @@ struct Params {
     /// Tokio workers of the calling service, and of the upstream (a process of its own).
     workers: u32,
     upstream_workers: u32,
-    /// `client_reuse`: calls per second, and calls per cell.
+    /// `client_reuse`: calls per second, and calls per cell. At this rate a client per call
+    /// (about 3.5 ms of CPU each on the book's machines) keeps the caller's one worker about
+    /// three-quarters busy: loaded, short of saturation, where its latency would grow with the
+    /// length of the run.
     rate_per_s: f64,
     calls: usize,
     /// `first_calls`: calls started at once through a fresh client.
@@ -158,12 +171,15 @@ fn forget_what_cargo_run_set() {
     }
 }
 
-/// The certificates in the system's bundle, where rustls-native-certs finds it on Debian
-/// (`openssl-probe`'s first candidate): what each `new_client` parses.
+/// The root certificates a client built with reqwest's default verifier loads on this machine
+/// (after deduplication), read the way it reads them: `SSL_CERT_FILE` and `SSL_CERT_DIR` apply.
 fn system_roots() -> Option<usize> {
-    let bundle = std::fs::read_to_string("/etc/ssl/certs/ca-certificates.crt").ok()?;
-    Some(bundle.matches("-----BEGIN CERTIFICATE-----").count())
+    let loaded = rustls_native_certs::load_native_certs();
+    Some(loaded.certs.len()).filter(|_| loaded.errors.is_empty() || !loaded.certs.is_empty())
 }
+
+/// How long closed connections get to reach TIME-WAIT before the sockets are counted.
+const SETTLE: Duration = Duration::from_millis(100);
 
 /// What one call returns to the cell: its latency from its scheduled time, and its digest.
 type Answer = Result<(Duration, u64), Failure>;
@@ -197,8 +213,15 @@ fn client_reuse(p: &Params, scheme: Scheme, reuse: Reuse) -> Result<Measurement,
     rt.block_on(caller.call(u64::MAX))
         .map_err(|e| format!("the first call: {e}"))?;
 
+    // The first call's socket, closed by now where its client is gone, is not the calls'.
+    std::thread::sleep(SETTLE);
+    let time_wait_before = time_wait(port)?;
     let before = upstream.counts()?;
-    let resets_before = tcp_resets_sent()?;
+    let kernel_before = (
+        tcp_resets_sent()?,
+        tcp_aborts_on_data()?,
+        tcp_aborts_on_close()?,
+    );
     let cpu_before = process_cpu();
     let arrivals = fixed_rate(p.rate_per_s, Duration::from_millis(5), p.calls, ());
     let mut handles = Vec::with_capacity(p.calls);
@@ -226,9 +249,11 @@ fn client_reuse(p: &Params, scheme: Scheme, reuse: Reuse) -> Result<Measurement,
         .saturating_sub(cpu_before)
         .saturating_sub(report.cpu);
     // Closed connections reach TIME-WAIT when their tasks have run: a moment to settle.
-    std::thread::sleep(Duration::from_millis(100));
-    let left_in_time_wait = time_wait(port)?;
-    let resets = tcp_resets_sent()? - resets_before;
+    std::thread::sleep(SETTLE);
+    let left_in_time_wait = time_wait(port)?.saturating_sub(time_wait_before);
+    let resets = tcp_resets_sent()? - kernel_before.0;
+    let aborts_on_data = tcp_aborts_on_data()? - kernel_before.1;
+    let aborts_on_close = tcp_aborts_on_close()? - kernel_before.2;
     let upstream_used = upstream.counts()?.since(&before);
 
     let (mut latency, sum) = (LatencyHistogram::new(), Checksum::new());
@@ -277,6 +302,16 @@ fn client_reuse(p: &Params, scheme: Scheme, reuse: Reuse) -> Result<Measurement,
             per_call(left_in_time_wait as f64),
         )
         .push("resets_per_call", "count", per_call(resets as f64))
+        .push(
+            "aborts_on_data_per_call",
+            "count",
+            per_call(aborts_on_data as f64),
+        )
+        .push(
+            "aborts_on_close_per_call",
+            "count",
+            per_call(aborts_on_close as f64),
+        )
         .push("gen_error_p99", "ns", report.timing_error.p99_ns())
         .push("generator_cpu", "share", report.cpu_share());
     Ok(m)
@@ -328,9 +363,9 @@ fn first_calls(p: &Params, naming: Naming) -> Result<Measurement, String> {
         ),
     };
     let client = client.map_err(|e| format!("building the client: {e}"))?;
-    // The workers are started before the burst (`build` starts them), so what the count adds
-    // during the burst is the blocking pool's.
-    rt.block_on(async { tokio::time::sleep(Duration::from_millis(10)).await });
+    // The workers' threads are started by `build`; once each has run its start hook, what the
+    // count adds during the burst is the blocking pool's.
+    wait_for_threads(&threads, p.workers as u64)?;
     let before = (threads.load(Ordering::Relaxed), upstream.counts()?);
     let base: Arc<str> = Arc::from(base);
     let answers: Vec<Answer> = rt.block_on(async {
@@ -372,6 +407,20 @@ fn first_calls(p: &Params, naming: Naming) -> Result<Measurement, String> {
         .push("burst_p50", "ns", latency.p50_ns())
         .push("burst_max", "ns", latency.max_ns());
     Ok(m)
+}
+
+/// Waits (a second at most) until `count` threads have run the runtime's start hook.
+fn wait_for_threads(started: &AtomicU64, count: u64) -> Result<(), String> {
+    let deadline = Instant::now() + Duration::from_secs(1);
+    while started.load(Ordering::Relaxed) < count {
+        if Instant::now() > deadline {
+            return Err(format!(
+                "the runtime's {count} workers did not start within a second"
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    Ok(())
 }
 
 /// One cell of `client_build`: `builds` clients built one after another, each dropped at once;

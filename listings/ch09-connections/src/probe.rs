@@ -17,18 +17,35 @@ pub fn process_cpu() -> Duration {
 /// TCP resets this machine has sent (`OutRsts` in /proc/net/snmp): a connection closed with
 /// data its side never read ends with a reset instead of the FIN exchange and TIME-WAIT.
 pub fn tcp_resets_sent() -> Result<u64, String> {
-    let snmp =
-        std::fs::read_to_string("/proc/net/snmp").map_err(|e| format!("/proc/net/snmp: {e}"))?;
-    let mut rows = snmp.lines().filter(|l| l.starts_with("Tcp:"));
+    counter("/proc/net/snmp", "Tcp:", "OutRsts")
+}
+
+/// Connections the kernel reset because data arrived after the socket was closed
+/// (`TCPAbortOnData` in /proc/net/netstat; `tcp_rcv_state_process` in Linux's tcp_input.c).
+pub fn tcp_aborts_on_data() -> Result<u64, String> {
+    counter("/proc/net/netstat", "TcpExt:", "TCPAbortOnData")
+}
+
+/// Connections the kernel reset because the socket was closed with data it had not read
+/// (`TCPAbortOnClose` in /proc/net/netstat; `__tcp_close` in Linux's tcp.c).
+pub fn tcp_aborts_on_close() -> Result<u64, String> {
+    counter("/proc/net/netstat", "TcpExt:", "TCPAbortOnClose")
+}
+
+/// One counter of a /proc/net table, where a row of names (starting `prefix`) is followed by a
+/// row of values.
+fn counter(file: &str, prefix: &str, name: &str) -> Result<u64, String> {
+    let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
+    let mut rows = text.lines().filter(|l| l.starts_with(prefix));
     let (Some(names), Some(values)) = (rows.next(), rows.next()) else {
-        return Err("/proc/net/snmp has no Tcp rows".into());
+        return Err(format!("{file} has no {prefix} rows"));
     };
     names
         .split_whitespace()
         .zip(values.split_whitespace())
-        .find(|(name, _)| *name == "OutRsts")
+        .find(|(n, _)| *n == name)
         .and_then(|(_, v)| v.parse().ok())
-        .ok_or_else(|| "/proc/net/snmp has no OutRsts".into())
+        .ok_or_else(|| format!("{file} has no {name}"))
 }
 
 /// TCP sockets in TIME-WAIT with `port` at either end, from /proc/net/tcp and tcp6: the sockets
@@ -83,6 +100,14 @@ mod tests {
         assert_eq!(count_time_wait(table, 0x1F90), Ok(2));
         assert_eq!(count_time_wait(table, 0x1F91), Ok(1));
         assert!(count_time_wait("header\n 0: broken", 80).is_err());
+    }
+
+    #[test]
+    fn the_kernel_counters_are_read() {
+        assert!(tcp_resets_sent().is_ok());
+        assert!(tcp_aborts_on_data().is_ok());
+        assert!(tcp_aborts_on_close().is_ok());
+        assert!(counter("/proc/net/snmp", "Tcp:", "NoSuchCounter").is_err());
     }
 
     #[test]
