@@ -22,6 +22,7 @@ pub fn new_client(upstream_cert: &Certificate) -> reqwest::Result<Client> {
 }
 // ANCHOR_END: client
 
+// ANCHOR: trusting_only
 /// The same client trusting the upstream's certificate alone: no system roots to read, the
 /// part of `new_client`'s cost that the `client_build` experiment separates out.
 pub fn new_client_trusting_only(upstream_cert: &Certificate) -> reqwest::Result<Client> {
@@ -32,6 +33,7 @@ pub fn new_client_trusting_only(upstream_cert: &Certificate) -> reqwest::Result<
         .timeout(CALL_TIMEOUT)
         .build()
 }
+// ANCHOR_END: trusting_only
 
 // ANCHOR: per_request
 /// The pitfall: a client built inside the handler. Its pool starts empty and dies with it, so
