@@ -90,20 +90,30 @@ fn claim_ids(text: &str, chapter: &str) -> Vec<String> {
     out
 }
 
-/// Every headline claim refuted on one of the book's machines (or with no record there to judge
-/// it on): one line each, naming the claim, where the page states it, the machine and the figure.
-/// Each machine's record is the one the chapter's verdict summary reads
-/// ([`mdbook_measured::Data::record_at_pin`]).
-pub fn failures(root: &Path) -> anyhow::Result<Vec<String>> {
+/// What the gate found.
+#[derive(Debug, Default)]
+pub struct Gate {
+    /// Every headline claim refuted on one of the book's machines, or with no record there to
+    /// judge it on: one line each, naming the claim, where the page states it, the machine and
+    /// the figure.
+    pub failures: Vec<String>,
+    /// The machines a chapter declares it has not been measured on yet (`[[unmeasured]]` in its
+    /// manifest): its headlines wait for a record there.
+    pub pending: Vec<String>,
+}
+
+/// The headline gate on every chapter. Each machine's record is the one the chapter's verdict
+/// summary reads ([`mdbook_measured::Data::record_at_pin`]).
+pub fn failures(root: &Path) -> anyhow::Result<Gate> {
+    let mut gate = Gate::default();
     let Ok(manifests) = records::chapter::all(root) else {
-        return Ok(Vec::new()); // a data folder without chapters: nothing states a headline
+        return Ok(gate); // a data folder without chapters: nothing states a headline
     };
     let data = mdbook_measured::Data::new(root, "")
         .with_chapters(manifests.clone())
         .map_err(anyhow::Error::msg)?;
     let checklist =
         std::fs::read_to_string(root.join("src/appendix-checklist.md")).unwrap_or_default();
-    let mut out = Vec::new();
     for manifest in &manifests {
         let chapter = &manifest.name;
         let Ok(page) = std::fs::read_to_string(root.join("src").join(manifest.page())) else {
@@ -116,16 +126,45 @@ pub fn failures(root: &Path) -> anyhow::Result<Vec<String>> {
         let claims =
             Claims::load(&root.join("listings").join(chapter)).map_err(anyhow::Error::msg)?;
         for machine in data.book_machines() {
-            let Some((rec, _)) = data.record_at_pin(&machine, chapter) else {
-                out.push(format!(
-                    "{chapter}: no record on {machine}, full or at the pinned Tokio, to judge its headlines on"
-                ));
-                continue;
-            };
-            out.extend(refuted(&stated, &claims, &rec, chapter));
+            let record = data.record_at_pin(&machine, chapter);
+            match without_record(manifest, &machine, record.is_some()) {
+                Some(Ok(pending)) => gate.pending.push(pending),
+                Some(Err(failure)) => gate.failures.push(failure),
+                None => {}
+            }
+            if let Some((rec, _)) = record {
+                gate.failures
+                    .extend(refuted(&stated, &claims, &rec, chapter));
+            }
         }
     }
-    Ok(out)
+    Ok(gate)
+}
+
+/// What a machine's missing (or present) record means for a chapter's headlines there: pending
+/// where the manifest declares the machine unmeasured, a failure where it does not, and a
+/// failure too where it declares unmeasured a machine that has a record (one place for each
+/// fact). `None`: a record to judge, as expected.
+fn without_record(
+    manifest: &records::chapter::Manifest,
+    machine: &str,
+    has_record: bool,
+) -> Option<Result<String, String>> {
+    let chapter = &manifest.name;
+    let declared = manifest.unmeasured.iter().find(|u| u.machine == machine);
+    match (has_record, declared) {
+        (true, None) => None,
+        (true, Some(_)) => Some(Err(format!(
+            "{chapter}: chapter.toml says it is not measured on {machine} yet, and data/ has its record there: remove the [[unmeasured]] entry"
+        ))),
+        (false, Some(u)) => Some(Ok(format!(
+            "{chapter}: not measured on {machine} yet ({}); its headlines are judged there once a record exists",
+            u.why
+        ))),
+        (false, None) => Some(Err(format!(
+            "{chapter}: no record on {machine}, full or at the pinned Tokio, to judge its headlines on (measure it there, or declare it under [[unmeasured]] in its chapter.toml with the reason)"
+        ))),
+    }
 }
 
 /// The headline claims of `stated` that `rec` refutes, one line each.
@@ -234,6 +273,31 @@ mod tests {
         // Reversed where it does, or where the record cannot say: a failure.
         assert_eq!(reversed_on(Some("AuthenticAMD")).len(), 1);
         assert_eq!(reversed_on(None).len(), 1);
+    }
+
+    #[test]
+    fn a_machine_without_a_record_is_pending_only_where_the_manifest_says_so() {
+        let mut manifest: records::chapter::Manifest = toml::from_str(
+            "title = \"T\"\npages = [\"ch09-x.md\"]\nmachine = \"one-2c\"\ncrates = []\n[[unmeasured]]\nmachine = \"other-2c\"\nwhy = \"a later session\"\n",
+        )
+        .unwrap();
+        manifest.name = "ch09-x".into();
+        assert!(without_record(&manifest, "one-2c", true).is_none());
+        let pending = without_record(&manifest, "other-2c", false)
+            .unwrap()
+            .unwrap();
+        assert!(
+            pending.contains("not measured on other-2c yet (a later session)"),
+            "{pending}"
+        );
+        let stale = without_record(&manifest, "other-2c", true)
+            .unwrap()
+            .unwrap_err();
+        assert!(stale.contains("remove the [[unmeasured]] entry"), "{stale}");
+        let missing = without_record(&manifest, "one-2c", false)
+            .unwrap()
+            .unwrap_err();
+        assert!(missing.contains("no record on one-2c"), "{missing}");
     }
 
     #[test]

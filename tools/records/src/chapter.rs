@@ -70,6 +70,21 @@ pub struct Manifest {
     /// Its predict-then-measure question, as `tools/course` reads it (`course::Predict`).
     #[serde(default)]
     pub predict: Option<toml::Table>,
+    /// The book's machines it has no record on yet, each with the reason: the headline gate
+    /// lists them as pending instead of failing, and judges the headlines there once a record
+    /// exists (`tools/book/src/headline.rs`). The verdict summary in the chapter's box says
+    /// "not measured yet" for each.
+    #[serde(default)]
+    pub unmeasured: Vec<Unmeasured>,
+}
+
+/// A book machine a chapter has not been measured on yet.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Unmeasured {
+    pub machine: String,
+    /// Why not yet: "measured in a session on the AMD EPYC guest; the Intel Xeon's is to come".
+    pub why: String,
 }
 
 /// A program outside Rust that a chapter runs.
