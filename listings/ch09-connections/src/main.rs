@@ -184,6 +184,32 @@ const SETTLE: Duration = Duration::from_millis(100);
 /// What one call returns to the cell: its latency from its scheduled time, and its digest.
 type Answer = Result<(Duration, u64), Failure>;
 
+/// Waits for every call's task.
+async fn join_all(calls: Vec<tokio::task::JoinHandle<Answer>>) -> Vec<Answer> {
+    let mut all = Vec::with_capacity(calls.len());
+    for call in calls {
+        all.push(
+            call.await
+                .unwrap_or_else(|e| panic!("a call panicked: {e}")),
+        );
+    }
+    all
+}
+
+/// The latencies of `count` calls of items `0..count`, once every call succeeded and the digests
+/// add up; else the first failure, named by the variant `what`.
+fn tally(answers: Vec<Answer>, count: usize, what: &str) -> Result<LatencyHistogram, String> {
+    let (mut latency, sum) = (LatencyHistogram::new(), Checksum::new());
+    for answer in answers {
+        let (took, digest) = answer.map_err(|e| format!("{what}: {e}"))?;
+        latency.record(took);
+        sum.add(digest);
+    }
+    let expected = Checksum::expected((0..count as u64).map(item_digest));
+    sum.verify("digests", expected).map_err(|e| e.to_string())?;
+    Ok(latency)
+}
+
 /// One cell of `client_reuse`: a fresh upstream, `calls` calls at `rate_per_s`, each sent at its
 /// scheduled time whether or not earlier ones have answered.
 fn client_reuse(p: &Params, scheme: Scheme, reuse: Reuse) -> Result<Measurement, String> {
@@ -234,17 +260,7 @@ fn client_reuse(p: &Params, scheme: Scheme, reuse: Reuse) -> Result<Measurement,
             Ok::<_, Failure>((scheduled.elapsed(), digest))
         }));
     });
-    let answers: Vec<Answer> = rt.block_on(async {
-        let mut all = Vec::with_capacity(handles.len());
-        for handle in handles {
-            all.push(
-                handle
-                    .await
-                    .unwrap_or_else(|e| panic!("a call panicked: {e}")),
-            );
-        }
-        all
-    });
+    let answers = rt.block_on(join_all(handles));
     let client_cpu = process_cpu()
         .saturating_sub(cpu_before)
         .saturating_sub(report.cpu);
@@ -256,17 +272,7 @@ fn client_reuse(p: &Params, scheme: Scheme, reuse: Reuse) -> Result<Measurement,
     let aborts_on_close = tcp_aborts_on_close()? - kernel_before.2;
     let upstream_used = upstream.counts()?.since(&before);
 
-    let (mut latency, sum) = (LatencyHistogram::new(), Checksum::new());
-    for answer in answers {
-        let (took, digest) = answer.map_err(|e| format!("{}: {e}", reuse.name()))?;
-        latency.record(took);
-        sum.add(digest);
-    }
-    sum.verify(
-        "digests",
-        Checksum::expected((0..p.calls as u64).map(item_digest)),
-    )
-    .map_err(|e| e.to_string())?;
+    let latency = tally(answers, p.calls, reuse.name())?;
     let per_call = |x: f64| x / p.calls as f64;
     let mut m = Measurement::new();
     m.push("p50", "ns", latency.p50_ns())
@@ -379,28 +385,11 @@ fn first_calls(p: &Params, naming: Naming) -> Result<Measurement, String> {
                 })
             })
             .collect();
-        let mut all = Vec::with_capacity(calls.len());
-        for call in calls {
-            all.push(
-                call.await
-                    .unwrap_or_else(|e| panic!("a call panicked: {e}")),
-            );
-        }
-        all
+        join_all(calls).await
     });
     let started = threads.load(Ordering::Relaxed) - before.0;
     let upstream_used = upstream.counts()?.since(&before.1);
-    let (mut latency, sum) = (LatencyHistogram::new(), Checksum::new());
-    for answer in answers {
-        let (took, digest) = answer.map_err(|e| format!("{}: {e}", naming.name()))?;
-        latency.record(took);
-        sum.add(digest);
-    }
-    sum.verify(
-        "digests",
-        Checksum::expected((0..p.burst as u64).map(item_digest)),
-    )
-    .map_err(|e| e.to_string())?;
+    let latency = tally(answers, p.burst, naming.name())?;
     let mut m = Measurement::new();
     m.push("blocking_threads_started", "count", started as f64)
         .push("connections", "count", upstream_used.connections as f64)
