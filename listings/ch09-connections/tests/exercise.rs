@@ -33,7 +33,7 @@ async fn every_request_shares_one_connection() {
     assert_eq!(
         counts.connections,
         1,
-        "{} connections and {} TLS handshakes for two requests of ten calls: keep one client, and its pool",
+        "{} connections, {} TLS handshakes for two requests: keep one client, and its pool",
         counts.connections,
         counts.full_handshakes + counts.resumed_handshakes
     );

@@ -12,3 +12,6 @@ pub use libc;
 /// Chapter 2's parking_lot 0.13. Tokio (with its `parking_lot` feature) and sqlx (through
 /// futures-intrusive) link parking_lot 0.12, which the folder must hold as well.
 pub use parking_lot;
+/// Chapter 7's tower-http 0.7. reqwest 0.13 (Chapter 9) links tower-http 0.6, which the folder
+/// must hold as well.
+pub use tower_http;

@@ -506,7 +506,8 @@ pub(super) fn schedule(data: &Data, d: &Schedule) -> Result<String, String> {
         )
     };
     Ok(format!(
-        "<table class=\"measure schedule\"><thead><tr><th>at</th><th>session and its exercises</th><th>min</th><th>run: the full run (live or before class), and one repetition</th></tr></thead><tbody>{}</tbody></table>\n<p class=\"schedule-total\">{at} of {length} minutes.</p>\n{waiting}",
+        // The total comes first: after the table, a page break could leave it alone on a page.
+        "<p class=\"schedule-total\">{at} of {length} minutes:</p>\n<table class=\"measure schedule\"><thead><tr><th>at</th><th>session and its exercises</th><th>min</th><th>run: the full run (live or before class), and one repetition</th></tr></thead><tbody>{}</tbody></table>\n{waiting}",
         rows.join("")
     ))
 }
