@@ -27,11 +27,10 @@ pub struct UpstreamProcess {
 
 impl UpstreamProcess {
     /// Starts `ch09-upstream` (built beside this program) presenting a certificate of `kind`.
-    pub fn start(kind: &str) -> Result<UpstreamProcess, String> {
-        kind.parse::<CertKind>()?;
+    pub fn start(kind: CertKind) -> Result<UpstreamProcess, String> {
         let path = binary()?;
         let mut child = Command::new(path)
-            .arg(kind)
+            .arg(kind.name())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()

@@ -10,10 +10,8 @@ use ch09_connections::calls::{
 };
 use ch09_connections::child::UpstreamProcess;
 use ch09_connections::names::{client_resolved_once, client_resolving};
-use ch09_connections::probe::{
-    process_cpu, tcp_aborts_on_close, tcp_aborts_on_data, tcp_resets_sent, time_wait,
-};
-use ch09_connections::tls::install_crypto;
+use ch09_connections::probe::{TcpResets, process_cpu, time_wait};
+use ch09_connections::tls::{CertKind, install_crypto};
 use ch09_connections::upstream::item_digest;
 use measure::loadgen::{OpenLoop, fixed_rate};
 use measure::stats::LatencyHistogram;
@@ -120,9 +118,7 @@ fn main() {
     let p = Params::for_machine(h.cli().quick, h.cli().workers.unwrap_or(1));
     h.params(&p);
     // What a client built with reqwest's default verifier reads each time it is built.
-    if let Some(roots) = system_roots() {
-        h.derived("system_roots", roots);
-    }
+    h.derived("system_roots", system_roots());
     let p = &p;
     h.run(vec![
         Experiment::new(
@@ -173,9 +169,8 @@ fn forget_what_cargo_run_set() {
 
 /// The root certificates a client built with reqwest's default verifier loads on this machine
 /// (after deduplication), read the way it reads them: `SSL_CERT_FILE` and `SSL_CERT_DIR` apply.
-fn system_roots() -> Option<usize> {
-    let loaded = rustls_native_certs::load_native_certs();
-    Some(loaded.certs.len()).filter(|_| loaded.errors.is_empty() || !loaded.certs.is_empty())
+fn system_roots() -> usize {
+    rustls_native_certs::load_native_certs().certs.len()
 }
 
 /// How long closed connections get to reach TIME-WAIT before the sockets are counted.
@@ -213,7 +208,7 @@ fn tally(answers: Vec<Answer>, count: usize, what: &str) -> Result<LatencyHistog
 /// One cell of `client_reuse`: a fresh upstream, `calls` calls at `rate_per_s`, each sent at its
 /// scheduled time whether or not earlier ones have answered.
 fn client_reuse(p: &Params, scheme: Scheme, reuse: Reuse) -> Result<Measurement, String> {
-    let mut upstream = UpstreamProcess::start("good")?;
+    let mut upstream = UpstreamProcess::start(CertKind::Good)?;
     let (base, port) = match scheme {
         Scheme::Http => (
             format!("http://{}", upstream.started.plain),
@@ -243,11 +238,7 @@ fn client_reuse(p: &Params, scheme: Scheme, reuse: Reuse) -> Result<Measurement,
     std::thread::sleep(SETTLE);
     let time_wait_before = time_wait(port)?;
     let before = upstream.counts()?;
-    let kernel_before = (
-        tcp_resets_sent()?,
-        tcp_aborts_on_data()?,
-        tcp_aborts_on_close()?,
-    );
+    let resets_before = TcpResets::read()?;
     let cpu_before = process_cpu();
     let arrivals = fixed_rate(p.rate_per_s, Duration::from_millis(5), p.calls, ());
     let mut handles = Vec::with_capacity(p.calls);
@@ -267,9 +258,7 @@ fn client_reuse(p: &Params, scheme: Scheme, reuse: Reuse) -> Result<Measurement,
     // Closed connections reach TIME-WAIT when their tasks have run: a moment to settle.
     std::thread::sleep(SETTLE);
     let left_in_time_wait = time_wait(port)?.saturating_sub(time_wait_before);
-    let resets = tcp_resets_sent()? - kernel_before.0;
-    let aborts_on_data = tcp_aborts_on_data()? - kernel_before.1;
-    let aborts_on_close = tcp_aborts_on_close()? - kernel_before.2;
+    let resets = TcpResets::read()?.since(&resets_before);
     let upstream_used = upstream.counts()?.since(&before);
 
     let latency = tally(answers, p.calls, reuse.name())?;
@@ -307,16 +296,16 @@ fn client_reuse(p: &Params, scheme: Scheme, reuse: Reuse) -> Result<Measurement,
             "count",
             per_call(left_in_time_wait as f64),
         )
-        .push("resets_per_call", "count", per_call(resets as f64))
+        .push("resets_per_call", "count", per_call(resets.sent as f64))
         .push(
             "aborts_on_data_per_call",
             "count",
-            per_call(aborts_on_data as f64),
+            per_call(resets.on_data as f64),
         )
         .push(
             "aborts_on_close_per_call",
             "count",
-            per_call(aborts_on_close as f64),
+            per_call(resets.on_close as f64),
         )
         .push("gen_error_p99", "ns", report.timing_error.p99_ns())
         .push("generator_cpu", "share", report.cpu_share());
@@ -345,7 +334,7 @@ impl Caller {
 /// One cell of `first_calls`: a fresh runtime (its blocking pool empty) and a fresh client; `burst`
 /// calls start at once; how many threads the runtime started meanwhile, and how long the calls took.
 fn first_calls(p: &Params, naming: Naming) -> Result<Measurement, String> {
-    let mut upstream = UpstreamProcess::start("good")?;
+    let mut upstream = UpstreamProcess::start(CertKind::Good)?;
     let addr = upstream.started.plain;
     let threads = Arc::new(AtomicU64::new(0));
     let counter = threads.clone();
@@ -415,7 +404,7 @@ fn wait_for_threads(started: &AtomicU64, count: u64) -> Result<(), String> {
 /// One cell of `client_build`: `builds` clients built one after another, each dropped at once;
 /// the time per build. Both trust the upstream's certificate; one also reads the system's roots.
 fn client_build(p: &Params, trust: Trust) -> Result<Measurement, String> {
-    let upstream = UpstreamProcess::start("good")?;
+    let upstream = UpstreamProcess::start(CertKind::Good)?;
     let cert = Certificate::from_pem(upstream.started.cert_pem.as_bytes())
         .map_err(|e| format!("the upstream's certificate: {e}"))?;
     let build = || match trust {

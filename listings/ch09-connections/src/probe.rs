@@ -14,22 +14,38 @@ pub fn process_cpu() -> Duration {
     tv(usage.ru_utime) + tv(usage.ru_stime)
 }
 
-/// TCP resets this machine has sent (`OutRsts` in /proc/net/snmp): a connection closed with
-/// data its side never read ends with a reset instead of the FIN exchange and TIME-WAIT.
-pub fn tcp_resets_sent() -> Result<u64, String> {
-    counter("/proc/net/snmp", "Tcp:", "OutRsts")
+/// The kernel's count of TCP resets this machine has sent, and of two of their causes. A
+/// connection closed with data its side never read, or that receives data after it closed, ends
+/// with a reset instead of the FIN exchange and TIME-WAIT. Machine-wide counters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TcpResets {
+    /// `OutRsts` in /proc/net/snmp: every reset sent.
+    pub sent: u64,
+    /// `TCPAbortOnData` in /proc/net/netstat: data arrived after the socket was closed
+    /// (`tcp_rcv_state_process` in Linux's tcp_input.c).
+    pub on_data: u64,
+    /// `TCPAbortOnClose`: the socket was closed with data unread (`__tcp_close` in tcp.c).
+    pub on_close: u64,
 }
 
-/// Connections the kernel reset because data arrived after the socket was closed
-/// (`TCPAbortOnData` in /proc/net/netstat; `tcp_rcv_state_process` in Linux's tcp_input.c).
-pub fn tcp_aborts_on_data() -> Result<u64, String> {
-    counter("/proc/net/netstat", "TcpExt:", "TCPAbortOnData")
-}
+impl TcpResets {
+    /// The counters now.
+    pub fn read() -> Result<TcpResets, String> {
+        Ok(TcpResets {
+            sent: counter("/proc/net/snmp", "Tcp:", "OutRsts")?,
+            on_data: counter("/proc/net/netstat", "TcpExt:", "TCPAbortOnData")?,
+            on_close: counter("/proc/net/netstat", "TcpExt:", "TCPAbortOnClose")?,
+        })
+    }
 
-/// Connections the kernel reset because the socket was closed with data it had not read
-/// (`TCPAbortOnClose` in /proc/net/netstat; `__tcp_close` in Linux's tcp.c).
-pub fn tcp_aborts_on_close() -> Result<u64, String> {
-    counter("/proc/net/netstat", "TcpExt:", "TCPAbortOnClose")
+    /// What happened between `earlier` and `self`.
+    pub fn since(&self, earlier: &TcpResets) -> TcpResets {
+        TcpResets {
+            sent: self.sent - earlier.sent,
+            on_data: self.on_data - earlier.on_data,
+            on_close: self.on_close - earlier.on_close,
+        }
+    }
 }
 
 /// One counter of a /proc/net table, where a row of names (starting `prefix`) is followed by a
@@ -104,9 +120,12 @@ mod tests {
 
     #[test]
     fn the_kernel_counters_are_read() {
-        assert!(tcp_resets_sent().is_ok());
-        assert!(tcp_aborts_on_data().is_ok());
-        assert!(tcp_aborts_on_close().is_ok());
+        let now = TcpResets::read().unwrap();
+        assert!(
+            now.on_data <= now.sent && now.on_close <= now.sent,
+            "{now:?}"
+        );
+        assert_eq!(now.since(&now), TcpResets::default());
         assert!(counter("/proc/net/snmp", "Tcp:", "NoSuchCounter").is_err());
     }
 

@@ -13,17 +13,26 @@ pub enum CertKind {
     WrongName,
 }
 
+impl CertKind {
+    const ALL: [CertKind; 3] = [CertKind::Good, CertKind::Expired, CertKind::WrongName];
+
+    /// Its name on the upstream's command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            CertKind::Good => "good",
+            CertKind::Expired => "expired",
+            CertKind::WrongName => "wrong-name",
+        }
+    }
+}
+
 impl std::str::FromStr for CertKind {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "good" => Ok(CertKind::Good),
-            "expired" => Ok(CertKind::Expired),
-            "wrong-name" => Ok(CertKind::WrongName),
-            other => Err(format!(
-                "unknown certificate kind {other:?} (good, expired, wrong-name)"
-            )),
-        }
+        CertKind::ALL
+            .into_iter()
+            .find(|k| k.name() == s)
+            .ok_or_else(|| format!("unknown certificate kind {s:?} (good, expired, wrong-name)"))
     }
 }
 

@@ -10,14 +10,20 @@ use tokio::net::TcpListener;
 
 /// Far past the client's own limit: reaching it would mean the call hangs.
 const HANG: Duration = Duration::from_secs(30);
+const _: () = assert!(CALL_TIMEOUT.as_secs() < HANG.as_secs());
+
+/// An upstream presenting a certificate of `kind`, and a client that trusts that certificate:
+/// only its dates or its name can fail.
+async fn upstream_and_client(kind: CertKind) -> (Upstream, reqwest::Client) {
+    install_crypto();
+    let identity = make_identity(kind).unwrap();
+    let upstream = Upstream::start(&identity).await.unwrap();
+    let cert = reqwest::Certificate::from_pem(identity.cert_pem.as_bytes()).unwrap();
+    (upstream, new_client(&cert).unwrap())
+}
 
 async fn call(cert_kind: CertKind, base: impl FnOnce(&Upstream) -> String) -> (Failure, Upstream) {
-    install_crypto();
-    let identity = make_identity(cert_kind).unwrap();
-    let upstream = Upstream::start(&identity).await.unwrap();
-    // The client trusts the certificate it is shown: only its dates or its name can fail.
-    let cert = reqwest::Certificate::from_pem(identity.cert_pem.as_bytes()).unwrap();
-    let client = new_client(&cert).unwrap();
+    let (upstream, client) = upstream_and_client(cert_kind).await;
     let url = base(&upstream);
     let outcome = tokio::time::timeout(HANG, call_shared(&client, &url, 7)).await;
     let failure = outcome
@@ -75,17 +81,12 @@ async fn a_listener_that_never_answers_times_out() {
     });
     let (failure, _) = call(CertKind::Good, |_| format!("http://{addr}")).await;
     assert!(matches!(failure, Failure::TimedOut(_)), "{failure}");
-    assert!(CALL_TIMEOUT < HANG);
     held.abort();
 }
 
 #[tokio::test]
 async fn a_wrong_path_is_an_error_status_not_an_answer() {
-    install_crypto();
-    let identity = make_identity(CertKind::Good).unwrap();
-    let upstream = Upstream::start(&identity).await.unwrap();
-    let cert = reqwest::Certificate::from_pem(identity.cert_pem.as_bytes()).unwrap();
-    let client = new_client(&cert).unwrap();
+    let (upstream, client) = upstream_and_client(CertKind::Good).await;
     let request = client.get(format!("http://{}/nothing", upstream.plain));
     let failure = ch09_connections::calls::fetch_digest(request)
         .await
