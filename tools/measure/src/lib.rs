@@ -127,3 +127,32 @@ macro_rules! assert_optimised {
         $crate::cli::check_optimised(cfg!(debug_assertions), $cli.allow_debug)
     };
 }
+
+/// Removes the variables `cargo run` gives the running program (its package's `CARGO_PKG_*`,
+/// `CARGO_MANIFEST_*`, `CARGO_CRATE_NAME`, ...), so that a child cargo builds (a sibling binary,
+/// `child::binary_in_profile`) does not see them: a build script that tracks one of them (ring's
+/// does) would rerun, and every crate above it rebuild, once per run. `CARGO` itself stays.
+///
+/// # Safety
+/// No other thread may run (or read the environment) meanwhile: call it first thing in `main`.
+pub unsafe fn forget_what_cargo_run_set() {
+    let set_by_cargo_run = |name: &str| {
+        ["CARGO_PKG_", "CARGO_MANIFEST_"]
+            .iter()
+            .any(|p| name.starts_with(p))
+            || [
+                "CARGO_CRATE_NAME",
+                "CARGO_BIN_NAME",
+                "CARGO_PRIMARY_PACKAGE",
+            ]
+            .contains(&name)
+    };
+    let names: Vec<_> = std::env::vars_os()
+        .filter_map(|(name, _)| name.into_string().ok())
+        .filter(|name| set_by_cargo_run(name))
+        .collect();
+    for name in names {
+        // SAFETY: the caller runs no other thread (this function's contract).
+        unsafe { std::env::remove_var(name) };
+    }
+}

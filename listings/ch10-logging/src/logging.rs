@@ -1,0 +1,107 @@
+//! The subscribers the chapter compares. Each is installed once, as the process's global default,
+//! the way a service's `main` installs it.
+
+use tracing::Dispatch;
+use tracing_appender::non_blocking::{ErrorCounter, NonBlockingBuilder, WorkerGuard};
+use tracing_subscriber::EnvFilter;
+
+measure::variants! {
+    /// Where a log line is written, and by which thread.
+    pub enum Writer for "writers" {
+        /// No subscriber: every event is disabled at its callsite.
+        Off = "no_subscriber",
+        /// `tracing_subscriber::fmt` with its default writer, standard output: the worker that
+        /// emits the event formats it and writes it with `write(2)` under stdout's lock.
+        OnTheWorker = "fmt_on_the_worker",
+        /// `tracing_appender::non_blocking` (its defaults: lossy, 128,000 lines): the worker
+        /// queues the formatted line; a thread of the appender writes it.
+        NonBlockingLossy = "non_blocking_lossy",
+        /// The same, `lossy(false)`: a worker waits when the queue is full.
+        NonBlockingLossless = "non_blocking_lossless",
+    }
+}
+
+/// What a service keeps while it logs: the subscriber, and for the non-blocking writer the guard
+/// that flushes its queue when dropped and its count of dropped lines.
+pub struct Logging {
+    pub dispatch: Option<Dispatch>,
+    pub guard: Option<WorkerGuard>,
+    pub dropped: Option<ErrorCounter>,
+}
+
+impl Logging {
+    /// Installs the subscriber as the process's global default (once per process).
+    pub fn install(&self) -> Result<(), String> {
+        match &self.dispatch {
+            Some(dispatch) => tracing::dispatcher::set_global_default(dispatch.clone())
+                .map_err(|e| format!("cannot install the subscriber: {e}")),
+            None => Ok(()),
+        }
+    }
+
+    /// The lines this subscriber writes of `enabled` events its filter keeps: none without one.
+    pub fn lines(&self, enabled: u64) -> u64 {
+        if self.dispatch.is_some() { enabled } else { 0 }
+    }
+
+    /// Lines the non-blocking writer dropped because its queue was full (0 for the others).
+    pub fn dropped_lines(&self) -> u64 {
+        self.dropped
+            .as_ref()
+            .map_or(0, |c| c.dropped_lines() as u64)
+    }
+}
+
+/// The subscriber for `writer`, keeping events at `filter` (`RUST_LOG`'s syntax) and above.
+pub fn logging(writer: Writer, filter: &str) -> Result<Logging, String> {
+    let filter = EnvFilter::try_new(filter).map_err(|e| format!("bad filter {filter:?}: {e}"))?;
+    Ok(match writer {
+        Writer::Off => Logging {
+            dispatch: None,
+            guard: None,
+            dropped: None,
+        },
+        Writer::OnTheWorker => Logging {
+            dispatch: Some(fmt_on_the_worker(filter)),
+            guard: None,
+            dropped: None,
+        },
+        Writer::NonBlockingLossy => fmt_through_a_thread(filter, true),
+        Writer::NonBlockingLossless => fmt_through_a_thread(filter, false),
+    })
+}
+
+// ANCHOR: on_the_worker
+/// The pitfall: the default writer. The emitting thread, a Tokio worker, formats the line and
+/// writes it to standard output itself, under stdout's lock.
+pub fn fmt_on_the_worker(filter: EnvFilter) -> Dispatch {
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stdout)
+        .with_ansi(false)
+        .finish()
+        .into()
+}
+// ANCHOR_END: on_the_worker
+
+// ANCHOR: through_a_thread
+/// The fix: the worker queues the formatted line; the appender's thread writes it. Keep the guard
+/// for as long as the service runs: dropping it flushes the queue, for at most about a second.
+pub fn fmt_through_a_thread(filter: EnvFilter, lossy: bool) -> Logging {
+    let (writer, guard) = NonBlockingBuilder::default()
+        .lossy(lossy)
+        .finish(std::io::stdout());
+    let dropped = writer.error_counter();
+    let dispatch = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(writer)
+        .with_ansi(false)
+        .finish()
+        .into();
+    Logging {
+        dispatch: Some(dispatch),
+        guard: Some(guard),
+        dropped: Some(dropped),
+    }
+}
+// ANCHOR_END: through_a_thread

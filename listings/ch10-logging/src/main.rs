@@ -1,0 +1,284 @@
+//! The experiments of Chapter 10. `writers` runs the service at a fixed open-loop rate, logging
+//! through fmt's own writer (the worker writes) and through the non-blocking writer (a thread
+//! writes), into a file, `/dev/null` and a collector that falls behind; `levels` leaves the
+//! filter at info and at debug; `event_cost` times one event, filtered out and written.
+//!
+//! `cargo run -p ch10-logging -- --help` lists the flags.
+
+use ch10_logging::logging::Writer;
+use ch10_logging::report::{Events, REPORT_PREFIX, Report, Serve};
+use ch10_logging::service::expected_digest;
+use ch10_logging::sink::{Arrived, Prepared, Sink};
+use measure::{Cell, Chapter, Experiment, Harness, Measurement};
+use serde::Serialize;
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+
+const CHAPTER: Chapter = Chapter {
+    name: "ch10-logging",
+    title: "Logging on the hot path",
+    about: "A service logs a few events per request with tracing: fmt's own writer (the worker \
+            writes each line) against tracing-appender's non-blocking writer (a thread writes), \
+            into a file, /dev/null and the pipe of a collector that falls behind, at a fixed \
+            open-loop rate; the filter at info and at debug; what one event costs, filtered \
+            out and written. The service runs in a process of its own, built in the release \
+            profile.",
+    listing_dir: env!("CARGO_MANIFEST_DIR"),
+    crates: &["tokio", "tracing", "tracing-subscriber", "tracing-appender"],
+    headline: &[
+        "p99",
+        "tick_lag_max",
+        "cpu_per_request",
+        "lines_lost",
+        "ns_per_event",
+    ],
+    full_reps: 10,
+};
+
+/// The setup, chosen for a two-CPU machine.
+#[derive(Serialize)]
+struct Params {
+    /// Tokio workers of the service.
+    workers: u32,
+    /// `writers` and `levels`: requests per second and per cell. At this rate the requests keep
+    /// the workers a few per cent busy: what changes the latency is where the lines are written,
+    /// not a lack of CPU.
+    rate_per_s: f64,
+    requests: usize,
+    /// Rounds of mixing per request (a few tens of microseconds of CPU).
+    rounds: u32,
+    /// The tick-lag probe's period.
+    tick_us: u64,
+    /// The collector's reading rate: below what the service writes at this rate (three lines a
+    /// request), so the pipe between them fills, as it does behind a log shipper that falls behind.
+    collector_bytes_per_s: u64,
+    /// `event_cost`: events per cell.
+    events: u64,
+}
+
+impl Params {
+    fn for_machine(quick: bool, workers: u32) -> Params {
+        Params {
+            workers,
+            rate_per_s: 2000.0,
+            requests: if quick { 400 } else { 3000 },
+            rounds: 3_000,
+            tick_us: 1000,
+            collector_bytes_per_s: 128 * 1024,
+            events: if quick { 20_000 } else { 200_000 },
+        }
+    }
+}
+
+measure::variants! {
+    enum Level for "levels" {
+        Off = "no_subscriber",
+        Info = "info",
+        Debug = "debug",
+    }
+}
+
+measure::variants! {
+    enum Cost for "event_cost" {
+        FilteredOut = "debug_filtered_out",
+        OnTheWorker = "info_on_the_worker",
+        NonBlocking = "info_non_blocking",
+    }
+}
+
+fn main() {
+    // SAFETY: first thing in `main`, before any other thread runs.
+    unsafe { measure::forget_what_cargo_run_set() };
+    let mut h = Harness::start(CHAPTER);
+    let p = Params::for_machine(h.cli().quick, h.cli().workers.unwrap_or(2));
+    h.params(&p);
+    let p = &p;
+    h.run(vec![
+        Experiment::new(
+            "writers",
+            Cell::grid(Sink::NAMES, Writer::NAMES),
+            |cell, _rep| {
+                let writer = Writer::named(&cell.variant)?;
+                serve(p, Sink::named(&cell.case)?, writer, "info")
+            },
+        )
+        .shaped_by(measure::fields!(
+            p => workers, rate_per_s, requests, rounds, tick_us, collector_bytes_per_s
+        )),
+        Experiment::new(
+            "levels",
+            Cell::grid(["file"], Level::NAMES),
+            |cell, _rep| match Level::named(&cell.variant)? {
+                Level::Off => serve(p, Sink::File, Writer::Off, "info"),
+                Level::Info => serve(p, Sink::File, Writer::OnTheWorker, "info"),
+                Level::Debug => serve(p, Sink::File, Writer::OnTheWorker, "debug"),
+            },
+        )
+        .shaped_by(measure::fields!(p => workers, rate_per_s, requests, rounds, tick_us)),
+        Experiment::new(
+            "event_cost",
+            Cell::grid(["one_thread"], Cost::NAMES),
+            |cell, _rep| event_cost(p, Cost::named(&cell.variant)?),
+        )
+        .shaped_by(measure::fields!(p => events)),
+    ]);
+}
+
+/// One cell of `writers` or `levels`: the service in a process of its own, its standard output
+/// into `sink`, logging through `writer` at `filter`.
+fn serve(p: &Params, sink: Sink, writer: Writer, filter: &str) -> Result<Measurement, String> {
+    let config = Serve {
+        writer: writer.name().into(),
+        filter: filter.into(),
+        workers: p.workers,
+        rate_per_s: p.rate_per_s,
+        requests: p.requests,
+        rounds: p.rounds,
+        tick_us: p.tick_us,
+    };
+    let (r, arrived) = run_service("serve", &config, sink, p.collector_bytes_per_s)?;
+    let expected = (0..p.requests as u64).fold(0u64, |sum, id| {
+        sum.wrapping_add(expected_digest(id, p.rounds))
+    });
+    if r.digest_sum != expected {
+        return Err(format!(
+            "the requests' digests add up to {:#x}, not {expected:#x}",
+            r.digest_sum
+        ));
+    }
+    let lost = lines_lost(&r, arrived)?;
+    let per_request = |x: f64| x / p.requests as f64;
+    let mut m = Measurement::new();
+    m.push("p50", "ns", r.p50_ns)
+        .push("p99", "ns", r.p99_ns)
+        .push("max", "ns", r.max_ns)
+        .push("tick_lag_p99", "ns", r.tick_lag_p99_ns)
+        .push("tick_lag_max", "ns", r.tick_lag_max_ns)
+        .push("cpu_per_request", "ns", per_request(r.cpu_ns))
+        .push(
+            "writes_per_request",
+            "count",
+            per_request(r.write_syscalls as f64),
+        )
+        .push(
+            "lines_per_request",
+            "count",
+            per_request(r.lines_emitted as f64),
+        )
+        .push("lines_dropped", "count", r.lines_dropped as f64)
+        .push("flush_at_exit", "ns", r.flush_at_exit_ns)
+        .push("gen_error_p99", "ns", r.gen_error_p99_ns);
+    if let Some(lost) = lost {
+        m.push("lines_lost", "count", lost as f64);
+    }
+    if let Some(a) = arrived.filter(|a| a.lines > 0) {
+        m.push("bytes_per_line", "bytes", a.bytes as f64 / a.lines as f64);
+    }
+    Ok(m)
+}
+
+/// Lines the service emitted that never reached the sink: dropped by a full queue, or still
+/// queued when the process exited. `None` where the sink cannot count (`/dev/null`).
+fn lines_lost(r: &Report, arrived: Option<Arrived>) -> Result<Option<u64>, String> {
+    let Some(arrived) = arrived else {
+        return Ok(None);
+    };
+    r.lines_emitted
+        .checked_sub(arrived.lines)
+        .map(Some)
+        .ok_or_else(|| {
+            format!(
+                "{} lines reached the sink, more than the {} the service emitted",
+                arrived.lines, r.lines_emitted
+            )
+        })
+}
+
+/// One cell of `event_cost`: `events` events emitted in a loop on one thread, into a file.
+fn event_cost(p: &Params, cost: Cost) -> Result<Measurement, String> {
+    let (writer, level) = match cost {
+        Cost::FilteredOut => (Writer::OnTheWorker, "debug"),
+        Cost::OnTheWorker => (Writer::OnTheWorker, "info"),
+        // Lossless, so that every event is written and its writing counted.
+        Cost::NonBlocking => (Writer::NonBlockingLossless, "info"),
+    };
+    let config = Events {
+        writer: writer.name().into(),
+        level: level.into(),
+        count: p.events,
+    };
+    let (r, arrived) = run_service("events", &config, Sink::File, 0)?;
+    let arrived = arrived.ok_or("the file counted nothing")?;
+    if arrived.lines != r.lines_emitted || r.lines_dropped != 0 {
+        return Err(format!(
+            "{} lines reached the file of {} emitted ({} dropped)",
+            arrived.lines, r.lines_emitted, r.lines_dropped
+        ));
+    }
+    let per_event = |x: f64| x / p.events as f64;
+    let mut m = Measurement::new();
+    m.push("ns_per_event", "ns", r.emit_ns_per_event)
+        .push("cpu_per_event", "ns", per_event(r.cpu_ns))
+        .push(
+            "writes_per_event",
+            "count",
+            per_event(r.write_syscalls as f64),
+        );
+    Ok(m)
+}
+
+/// Runs `ch10-service COMMAND CONFIG` with its standard output into `sink`; its report, and what
+/// reached the sink.
+fn run_service<C: Serialize>(
+    command: &str,
+    config: &C,
+    sink: Sink,
+    collector_bytes_per_s: u64,
+) -> Result<(Report, Option<Arrived>), String> {
+    let dir = tempfile::tempdir().map_err(|e| format!("cannot make a folder for the log: {e}"))?;
+    let (stdout, prepared) = Prepared::new(sink, dir.path(), collector_bytes_per_s)?;
+    let config = serde_json::to_string(config).map_err(|e| e.to_string())?;
+    // The command holds the pipe's writing end until dropped: dropped here, the collector sees
+    // the end of its input when the service exits.
+    let mut child = Command::new(service_binary()?)
+        .args([command, &config])
+        .stdin(Stdio::null())
+        .stdout(stdout)
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot start ch10-service: {e}"))?;
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .ok_or("the service has no standard error")?
+        .read_to_string(&mut stderr)
+        .map_err(|e| format!("reading the service's standard error: {e}"))?;
+    let status = child.wait().map_err(|e| format!("the service: {e}"))?;
+    let arrived = prepared.arrived()?;
+    if !status.success() {
+        return Err(format!(
+            "ch10-service {command} failed ({status}): {stderr}"
+        ));
+    }
+    let report = stderr
+        .lines()
+        .rev()
+        .find_map(|l| l.strip_prefix(REPORT_PREFIX))
+        .ok_or_else(|| format!("ch10-service printed no report: {stderr}"))?;
+    let report = serde_json::from_str(report).map_err(|e| format!("a malformed report: {e}"))?;
+    Ok((report, arrived))
+}
+
+/// The service's program, built in the release profile (as a service ships: the workspace's dev
+/// profile builds tracing-subscriber without optimisation), found once per run.
+fn service_binary() -> Result<&'static PathBuf, String> {
+    static PATH: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    PATH.get_or_init(|| {
+        measure::child::binary_in_profile("ch10-logging", "ch10-service", Some("release"))
+    })
+    .as_ref()
+    .map_err(Clone::clone)
+}
