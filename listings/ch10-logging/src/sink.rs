@@ -95,13 +95,15 @@ impl Arrived {
 // ANCHOR: slow_collector
 /// Reads the pipe until the service closes it, never faster than `bytes_per_s`.
 fn collect_slowly(mut pipe: PipeReader, bytes_per_s: u64) -> std::io::Result<Arrived> {
-    let (start, mut arrived) = (Instant::now(), Arrived::default());
+    let (mut start, mut arrived) = (None, Arrived::default());
     let mut chunk = [0u8; 4096];
     loop {
         let n = pipe.read(&mut chunk)?;
         if n == 0 {
             return Ok(arrived);
         }
+        // The rate counts from the first line, not from before the service started.
+        let start = *start.get_or_insert_with(Instant::now);
         arrived.add(&chunk[..n]);
         // Ahead of the rate for this many bytes: wait until the rate allows them.
         let due = Duration::from_secs_f64(arrived.bytes as f64 / bytes_per_s as f64);
