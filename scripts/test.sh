@@ -118,6 +118,9 @@ quick_listings() {
     # then each run from target/debug: `cargo run -p` one listing at a time would resolve its
     # dependencies' features anew and rebuild them, minutes of a cold CI run.
     cargo test -q --workspace --no-run || return 1
+    # Chapter 10 measures its service as a service ships, built for release; `cargo run` builds it
+    # (measure::child::binary_in_profile), a binary run from target/debug does not.
+    cargo build -q --release -p ch10-logging --bin ch10-service || return 1
     for dir in listings/*/; do
         local name
         name=$(basename "$dir")
@@ -192,10 +195,12 @@ step "gofmt and go vet (the listings' Go programs)" go_checks
 step "cargo test" cargo test --workspace
 step "every exercise through the runner, both ways" every_exercise
 step "rustlings exercise set (rustlings dev check)" rustlings_set
-# Chapter 7's tokio-console setup needs Tokio's unstable API: built here (in a target folder of its
-# own, so the flags do not rebuild everything else), never run.
-step "tokio-console build (ch07, --cfg tokio_unstable)" env RUSTFLAGS="--cfg tokio_unstable" \
-    cargo check -q -p ch07-axum --features console --target-dir target/console
+# Chapter 7's tokio-console setup and Chapter 10's service with tokio-console's layer need Tokio's
+# unstable API: checked here (in a target folder of its own, so the flags do not rebuild everything
+# else). Chapter 10's full run builds and measures its own (its quick run skips it).
+step "tokio-console build (ch07, ch10, --cfg tokio_unstable)" env RUSTFLAGS="--cfg tokio_unstable" \
+    cargo check -q -p ch07-axum -p ch10-logging --features ch07-axum/console,ch10-logging/console \
+    --target-dir target/console
 # The mdbook install (above) is done long before this; the listings measure nothing beside it.
 [ -n "$mdbook_pid" ] && wait "$mdbook_pid"
 step "listings in quick mode" quick_listings

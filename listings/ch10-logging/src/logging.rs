@@ -71,6 +71,39 @@ pub fn logging(writer: Writer, filter: &str) -> Result<Logging, String> {
     })
 }
 
+/// fmt's own writer at `filter`, beside tokio-console's layer, composed as
+/// `console_subscriber::init` composes them. Needs a service built with the `console` feature and
+/// `--cfg tokio_unstable`.
+pub fn console_and_fmt(filter: &str) -> Result<Logging, String> {
+    #[cfg(feature = "console")]
+    {
+        use tracing_subscriber::Layer;
+        use tracing_subscriber::layer::SubscriberExt;
+        let filter =
+            EnvFilter::try_new(filter).map_err(|e| format!("bad filter {filter:?}: {e}"))?;
+        // ANCHOR: console
+        let console = console_subscriber::ConsoleLayer::builder()
+            .server_addr(([127, 0, 0, 1], 0))
+            .spawn();
+        let fmt = tracing_subscriber::fmt::layer()
+            .with_writer(std::io::stdout)
+            .with_ansi(false)
+            .with_filter(filter);
+        let subscriber = tracing_subscriber::registry().with(console).with(fmt);
+        // ANCHOR_END: console
+        Ok(Logging {
+            dispatch: Some(subscriber.into()),
+            guard: None,
+            dropped: None,
+        })
+    }
+    #[cfg(not(feature = "console"))]
+    {
+        let _ = filter;
+        Err("this service was built without the `console` feature".into())
+    }
+}
+
 // ANCHOR: on_the_worker
 /// The pitfall: the default writer. The emitting thread, a Tokio worker, formats the line and
 /// writes it to standard output itself, under stdout's lock.

@@ -1,7 +1,8 @@
 //! The experiments of Chapter 10. `writers` runs the service at a fixed open-loop rate, logging
 //! through fmt's own writer (the worker writes) and through the non-blocking writer (a thread
 //! writes), into a file, `/dev/null` and a collector that falls behind; `levels` leaves the
-//! filter at info and at debug; `event_cost` times one event, filtered out and written.
+//! filter at info and at debug; `event_cost` times one event, filtered out and written;
+//! `console` builds the service with `--cfg tokio_unstable` and tokio-console's layer.
 //!
 //! `cargo run -p ch10-logging -- --help` lists the flags.
 
@@ -12,7 +13,7 @@ use ch10_logging::sink::{Arrived, Prepared, Sink};
 use measure::{Cell, Chapter, Experiment, Harness, Measurement};
 use serde::Serialize;
 use std::io::Read;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
@@ -22,11 +23,18 @@ const CHAPTER: Chapter = Chapter {
     about: "A service logs a few events per request with tracing: fmt's own writer (the worker \
             writes each line) against tracing-appender's non-blocking writer (a thread writes), \
             into a file, /dev/null and the pipe of a collector that falls behind, at a fixed \
-            open-loop rate; the filter at info and at debug; what one event costs, filtered \
+            open-loop rate; the filter at info and at debug; the service built with \
+            --cfg tokio_unstable and tokio-console's layer; what one event costs, filtered \
             out and written. The service runs in a process of its own, built in the release \
             profile.",
     listing_dir: env!("CARGO_MANIFEST_DIR"),
-    crates: &["tokio", "tracing", "tracing-subscriber", "tracing-appender"],
+    crates: &[
+        "tokio",
+        "tracing",
+        "tracing-subscriber",
+        "tracing-appender",
+        "console-subscriber",
+    ],
     headline: &[
         "p99",
         "tick_lag_max",
@@ -82,6 +90,17 @@ measure::variants! {
 }
 
 measure::variants! {
+    enum Build for "console" {
+        /// The service as the other experiments build it.
+        Release = "release",
+        /// Built with `--cfg tokio_unstable` and Tokio's `tracing` feature, no console layer.
+        Unstable = "tokio_unstable",
+        /// The same build, with tokio-console's layer beside fmt.
+        Console = "console_layer",
+    }
+}
+
+measure::variants! {
     enum Cost for "event_cost" {
         FilteredOut = "debug_filtered_out",
         OnTheWorker = "info_on_the_worker",
@@ -119,6 +138,12 @@ fn main() {
         )
         .shaped_by(measure::fields!(p => workers, rate_per_s, requests, rounds, tick_us)),
         Experiment::new(
+            "console",
+            Cell::grid(["file"], Build::NAMES),
+            |cell, _rep| console(p, Build::named(&cell.variant)?),
+        )
+        .shaped_by(measure::fields!(p => workers, rate_per_s, requests, rounds, tick_us)),
+        Experiment::new(
             "event_cost",
             Cell::grid(["one_thread"], Cost::NAMES),
             |cell, _rep| event_cost(p, Cost::named(&cell.variant)?),
@@ -130,6 +155,35 @@ fn main() {
 /// One cell of `writers` or `levels`: the service in a process of its own, its standard output
 /// into `sink`, logging through `writer` at `filter`.
 fn serve(p: &Params, sink: Sink, writer: Writer, filter: &str) -> Result<Measurement, String> {
+    serve_with(p, service_binary()?, sink, writer, filter, false)
+}
+
+/// One cell of `console`: fmt's own writer at info into a file, in the service as the other
+/// experiments build it, built for tokio-console, and with tokio-console's layer.
+fn console(p: &Params, build: Build) -> Result<Measurement, String> {
+    let (binary, with_layer) = match build {
+        Build::Release => (service_binary()?, false),
+        Build::Unstable => (console_binary()?, false),
+        Build::Console => (console_binary()?, true),
+    };
+    serve_with(
+        p,
+        binary,
+        Sink::File,
+        Writer::OnTheWorker,
+        "info",
+        with_layer,
+    )
+}
+
+fn serve_with(
+    p: &Params,
+    binary: &Path,
+    sink: Sink,
+    writer: Writer,
+    filter: &str,
+    console: bool,
+) -> Result<Measurement, String> {
     let config = Serve {
         writer: writer.name().into(),
         filter: filter.into(),
@@ -138,8 +192,9 @@ fn serve(p: &Params, sink: Sink, writer: Writer, filter: &str) -> Result<Measure
         requests: p.requests,
         rounds: p.rounds,
         tick_us: p.tick_us,
+        console,
     };
-    let (r, arrived) = run_service("serve", &config, sink, p.collector_bytes_per_s)?;
+    let (r, arrived) = run_service(binary, "serve", &config, sink, p.collector_bytes_per_s)?;
     let expected = (0..p.requests as u64).fold(0u64, |sum, id| {
         sum.wrapping_add(expected_digest(id, p.rounds))
     });
@@ -170,7 +225,12 @@ fn serve(p: &Params, sink: Sink, writer: Writer, filter: &str) -> Result<Measure
         )
         .push("lines_dropped", "count", r.lines_dropped as f64)
         .push("flush_at_exit", "ns", r.flush_at_exit_ns)
-        .push("gen_error_p99", "ns", r.gen_error_p99_ns);
+        .push("gen_error_p99", "ns", r.gen_error_p99_ns)
+        .push(
+            "rss_growth_per_request",
+            "bytes",
+            (r.rss_after as f64 - r.rss_before as f64) / p.requests as f64,
+        );
     if let Some(lost) = lost {
         m.push("lines_lost", "count", lost as f64);
     }
@@ -210,7 +270,7 @@ fn event_cost(p: &Params, cost: Cost) -> Result<Measurement, String> {
         level: level.into(),
         count: p.events,
     };
-    let (r, arrived) = run_service("events", &config, Sink::File, 0)?;
+    let (r, arrived) = run_service(service_binary()?, "events", &config, Sink::File, 0)?;
     let arrived = arrived.ok_or("the file counted nothing")?;
     if arrived.lines != r.lines_emitted || r.lines_dropped != 0 {
         return Err(format!(
@@ -233,6 +293,7 @@ fn event_cost(p: &Params, cost: Cost) -> Result<Measurement, String> {
 /// Runs `ch10-service COMMAND CONFIG` with its standard output into `sink`; its report, and what
 /// reached the sink.
 fn run_service<C: Serialize>(
+    binary: &Path,
     command: &str,
     config: &C,
     sink: Sink,
@@ -243,7 +304,7 @@ fn run_service<C: Serialize>(
     let config = serde_json::to_string(config).map_err(|e| e.to_string())?;
     // The command holds the pipe's writing end until dropped: dropped here, the collector sees
     // the end of its input when the service exits.
-    let mut child = Command::new(service_binary()?)
+    let mut child = Command::new(binary)
         .args([command, &config])
         .stdin(Stdio::null())
         .stdout(stdout)
@@ -282,4 +343,52 @@ fn service_binary() -> Result<&'static PathBuf, String> {
     })
     .as_ref()
     .map_err(Clone::clone)
+}
+
+/// The service built for tokio-console: `--cfg tokio_unstable` and the `console` feature, in a
+/// target folder of its own (`target/ch10-console`), so that the flag rebuilds no other build.
+/// Brought up to date when cargo runs this program, else as found; once per run.
+fn console_binary() -> Result<&'static PathBuf, String> {
+    static PATH: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    PATH.get_or_init(build_for_console)
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+fn build_for_console() -> Result<PathBuf, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
+    let target = exe
+        .parent()
+        .and_then(Path::parent)
+        .ok_or("cannot find the target folder")?;
+    let dir = target.join("ch10-console");
+    let path = dir.join("release").join("ch10-service");
+    let Ok(cargo) = std::env::var("CARGO") else {
+        return Some(path.clone()).filter(|p| p.is_file()).ok_or(format!(
+            "{} is missing: build it with `RUSTFLAGS=\"--cfg tokio_unstable\" cargo build -p \
+             ch10-logging --bin ch10-service --release --features console --target-dir {}`",
+            path.display(),
+            dir.display()
+        ));
+    };
+    if !path.is_file() {
+        eprintln!("building ch10-service with --cfg tokio_unstable and tokio-console (once)");
+    }
+    let ok = Command::new(cargo)
+        .args(["build", "-q", "-p", "ch10-logging", "--bin", "ch10-service"])
+        .args([
+            "--profile",
+            "release",
+            "--features",
+            "console",
+            "--target-dir",
+        ])
+        .arg(&dir)
+        .env("RUSTFLAGS", "--cfg tokio_unstable")
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok || !path.is_file() {
+        return Err(format!("could not build {}", path.display()));
+    }
+    Ok(path)
 }

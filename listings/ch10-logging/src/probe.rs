@@ -14,6 +14,18 @@ pub fn process_cpu() -> Duration {
     tv(usage.ru_utime) + tv(usage.ru_stime)
 }
 
+/// The process's resident memory now, in bytes (`VmRSS` in /proc/self/status).
+pub fn resident_bytes() -> Result<u64, String> {
+    let status = std::fs::read_to_string("/proc/self/status")
+        .map_err(|e| format!("cannot read /proc/self/status: {e}"))?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map(|kib| kib * 1024)
+        .ok_or_else(|| "no VmRSS in /proc/self/status".to_string())
+}
+
 /// Write system calls this process has made (`syscw` in /proc/self/io; every thread, the
 /// ones that have exited included).
 pub fn write_syscalls() -> Result<u64, String> {

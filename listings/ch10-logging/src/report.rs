@@ -16,6 +16,9 @@ pub struct Serve {
     pub rounds: u32,
     /// The tick-lag probe's period.
     pub tick_us: u64,
+    /// tokio-console's layer beside fmt (a service built with the `console` feature only).
+    #[serde(default)]
+    pub console: bool,
 }
 
 /// `ch10-service events CONFIG`: `count` events emitted in a loop on one thread, no runtime.
@@ -51,6 +54,9 @@ pub struct Report {
     pub flush_at_exit_ns: f64,
     /// The requests' digests added up (0 for `events`).
     pub digest_sum: u64,
+    /// The process's resident memory before the requests and after them (and the flush).
+    pub rss_before: u64,
+    pub rss_after: u64,
 }
 
 /// The prefix of the report's line on standard error, which may also hold the subscriber's own

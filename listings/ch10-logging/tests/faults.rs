@@ -18,6 +18,7 @@ fn serve_into(writer: &str, stdout: Stdio) -> Output {
         requests: REQUESTS,
         rounds: ROUNDS,
         tick_us: 1000,
+        console: false,
     };
     Command::new(env!("CARGO_BIN_EXE_ch10-service"))
         .args(["serve", &serde_json::to_string(&config).unwrap()])

@@ -5,8 +5,8 @@
 //! `ch10-service events CONFIG` emits events in a loop on one thread. CONFIG is JSON
 //! (`ch10_logging::report`); the report is the last line of standard error.
 
-use ch10_logging::logging::{Logging, Writer, logging};
-use ch10_logging::probe::{process_cpu, write_syscalls};
+use ch10_logging::logging::{Logging, Writer, console_and_fmt, logging};
+use ch10_logging::probe::{process_cpu, resident_bytes, write_syscalls};
 use ch10_logging::report::{Events, REPORT_PREFIX, Report, Serve};
 use ch10_logging::service::{handle, lines_per_request};
 use measure::LatencyHistogram;
@@ -45,14 +45,19 @@ fn config<T: serde::de::DeserializeOwned>(args: &[String]) -> Result<T, String> 
 /// Requests at `rate_per_s`, each spawned at its scheduled time whether or not earlier ones have
 /// finished; a tick-lag probe beside them.
 fn serve(c: Serve) -> Result<Report, String> {
-    let log = logging(Writer::named(&c.writer)?, &c.filter)?;
+    let log = if c.console {
+        console_and_fmt(&c.filter)?
+    } else {
+        logging(Writer::named(&c.writer)?, &c.filter)?
+    };
     let lines = log.lines(lines_per_request(&c.filter)? * c.requests as u64);
     log.install()?;
     let rt = measure::runtime(c.workers)?;
     let stop = Arc::new(AtomicBool::new(false));
     let probe = rt.spawn(tick_lag(Duration::from_micros(c.tick_us), stop.clone()));
     let arrivals = fixed_rate(c.rate_per_s, Duration::from_millis(20), c.requests, ());
-    let (cpu_before, writes_before) = (process_cpu(), write_syscalls()?);
+    let (cpu_before, writes_before, rss_before) =
+        (process_cpu(), write_syscalls()?, resident_bytes()?);
     let mut handles = Vec::with_capacity(c.requests);
     let mut next_id = 0u64;
     let generator = OpenLoop::default().run(Instant::now(), &arrivals, |_, scheduled| {
@@ -101,6 +106,8 @@ fn serve(c: Serve) -> Result<Report, String> {
         write_syscalls: writes,
         flush_at_exit_ns: flush,
         digest_sum,
+        rss_before,
+        rss_after: resident_bytes()?,
         ..Report::default()
     })
 }
