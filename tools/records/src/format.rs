@@ -83,9 +83,10 @@ fn scale(value: f64, unit: &str) -> Scaled {
         };
     }
     match unit {
-        "B" if value.abs() >= 1024.0 * 1024.0 => spaced(value / (1024.0 * 1024.0), "MiB"),
-        "B" if value.abs() >= 1024.0 => spaced(value / 1024.0, "KiB"),
-        "B" => Scaled {
+        // Byte counts, written "B" or "bytes" in the records (Chapters 10 and 11 say "bytes").
+        "B" | "bytes" if value.abs() >= 1024.0 * 1024.0 => spaced(value / (1024.0 * 1024.0), "MiB"),
+        "B" | "bytes" if value.abs() >= 1024.0 => spaced(value / 1024.0, "KiB"),
+        "B" | "bytes" => Scaled {
             whole: value.fract() == 0.0,
             ..spaced(value, "B")
         },
@@ -260,6 +261,8 @@ mod tests {
         assert_eq!(format_value(448.2, "x"), "448×");
         assert_eq!(format_value(3.0 * 1024.0 * 1024.0, "B"), "3.00 MiB");
         assert_eq!(format_value(8.0, "B"), "8 B");
+        assert_eq!(format_value(3.0 * 1024.0 * 1024.0, "bytes"), "3.00 MiB");
+        assert_eq!(format_value(8.0, "bytes"), "8 B");
         assert_eq!(sig3(-1234.0), "-1,234");
         assert_eq!(sig3(0.01234), "0.0123");
     }
