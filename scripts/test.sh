@@ -196,10 +196,11 @@ step "cargo test" cargo test --workspace
 step "every exercise through the runner, both ways" every_exercise
 step "rustlings exercise set (rustlings dev check)" rustlings_set
 # Chapter 7's tokio-console setup and Chapter 10's service with tokio-console's layer need Tokio's
-# unstable API: checked here (in a target folder of its own, so the flags do not rebuild everything
+# unstable API (with Chapter 10's Spot-it example): checked here (in a target folder of its own, so the flags do not rebuild everything
 # else). Chapter 10's full run builds and measures its own (its quick run skips it).
 step "tokio-console build (ch07, ch10, --cfg tokio_unstable)" env RUSTFLAGS="--cfg tokio_unstable" \
     cargo check -q -p ch07-axum -p ch10-logging --features ch07-axum/console,ch10-logging/console \
+    --lib --bins --example console_spot \
     --target-dir target/console
 # The mdbook install (above) is done long before this; the listings measure nothing beside it.
 [ -n "$mdbook_pid" ] && wait "$mdbook_pid"

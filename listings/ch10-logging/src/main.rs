@@ -224,7 +224,6 @@ fn serve_with(
             per_request(r.lines_emitted as f64),
         )
         .push("lines_dropped", "count", r.lines_dropped as f64)
-        .push("flush_at_exit", "ns", r.flush_at_exit_ns)
         .push("gen_error_p99", "ns", r.gen_error_p99_ns)
         .push(
             "rss_growth_per_request",
@@ -233,6 +232,9 @@ fn serve_with(
         );
     if let Some(lost) = lost {
         m.push("lines_lost", "count", lost as f64);
+    }
+    if let Some(flush) = r.flush_at_exit_ns {
+        m.push("flush_at_exit", "ns", flush);
     }
     if let Some(a) = arrived.filter(|a| a.lines > 0) {
         m.push("bytes_per_line", "bytes", a.bytes as f64 / a.lines as f64);

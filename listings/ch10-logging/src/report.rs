@@ -50,8 +50,9 @@ pub struct Report {
     pub lines_dropped: u64,
     /// Write system calls while the requests ran (or the events were emitted).
     pub write_syscalls: u64,
-    /// How long dropping the non-blocking writer's guard took (its flush at exit).
-    pub flush_at_exit_ns: f64,
+    /// How long dropping the non-blocking writer's guard took (its flush at exit); `None` for a
+    /// writer without a guard, which has nothing to flush.
+    pub flush_at_exit_ns: Option<f64>,
     /// The requests' digests added up (0 for `events`).
     pub digest_sum: u64,
     /// The process's resident memory before the requests and after them (and the flush).

@@ -177,6 +177,10 @@ fn shape_line(line: &str, out: &mut String) {
             let (before, number, after) = (&line[..at], &line[at..stop], &line[stop..]);
             if kept(before, after, line) {
                 out.push_str(number);
+            } else if let Some(unit) = time_unit(after) {
+                // `262us` and `1ms` are one duration's shape: its unit moves with its size.
+                out.push_str("N<time>");
+                end += unit.chars().count();
             } else {
                 out.push('N');
             }
@@ -192,6 +196,16 @@ fn shape_line(line: &str, out: &mut String) {
             k += 1;
         }
     }
+}
+
+/// The duration unit written right after a number (`ns`, `us`, `µs`, `ms`, `s`), where a word
+/// does not go on after it.
+fn time_unit(after: &str) -> Option<&'static str> {
+    ["ns", "us", "µs", "ms", "s"].into_iter().find(|unit| {
+        after
+            .strip_prefix(unit)
+            .is_some_and(|rest| !rest.starts_with(|c: char| c.is_alphanumeric()))
+    })
 }
 
 /// Whether the number between `before` and `after` on `line` must not vary: a run that crashed,
@@ -292,6 +306,15 @@ mod tests {
         let b = "took 25 ms; at most 3 tasks\n";
         assert_eq!(shape(a), shape(b));
         assert_ne!(shape(a), shape("took 25 ms; at least 3 tasks\n"));
+    }
+
+    #[test]
+    fn a_duration_may_change_its_unit_but_not_into_a_word() {
+        let a = "  7 BUSY connection 13s 262us 1ms 4\n";
+        let b = "  7 BUSY connection 9s 1.5ms 950µs 12\n";
+        assert_eq!(shape(a), shape(b));
+        assert_ne!(shape("3 tasks\n"), shape("3s tasks\n"));
+        assert_ne!(shape("4 msgs\n"), shape("4ms gs\n"));
     }
 
     #[test]

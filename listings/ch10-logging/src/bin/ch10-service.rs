@@ -123,11 +123,13 @@ async fn tick_lag(period: Duration, stop: Arc<AtomicBool>) -> LatencyHistogram {
     lag
 }
 
-/// Drops the subscriber's guard, as `main` does when the service exits, and times it.
-fn flush_at_exit(log: Logging) -> f64 {
+/// Drops the subscriber's guard, as `main` does when the service exits, and times it; `None`
+/// where the writer has no guard.
+fn flush_at_exit(log: Logging) -> Option<f64> {
+    let guard = log.guard?;
     let start = Instant::now();
-    drop(log.guard);
-    start.elapsed().as_nanos() as f64
+    drop(guard);
+    Some(start.elapsed().as_nanos() as f64)
 }
 
 /// `count` events in a loop on this thread: the time each takes the emitting thread.
