@@ -1,8 +1,9 @@
 //! The exercise: the service's logging must keep its writes off the Tokio workers and lose no
-//! line. `cargo test -p ch10-logging --test exercise` passes; with `--features start` it fails.
+//! line, those logged while the runtime shuts down included. `cargo test -p ch10-logging --test
+//! exercise` passes; with `--features start` it fails.
 
-use ch10_logging::exercise::service_logging;
-use ch10_logging::service::{INFO_EVENTS, handle};
+use ch10_logging::exercise::{CONNECTIONS, WORKER, serve};
+use ch10_logging::service::INFO_EVENTS;
 use std::sync::{Arc, Mutex};
 
 /// The log shipper's end of the pipe: keeps each write's bytes and the name of the thread that
@@ -28,51 +29,38 @@ impl std::io::Write for Shipper {
     }
 }
 
-/// The runtime's threads: its workers, and its blocking pool, which these requests never use.
-const WORKER: &str = "service-worker";
+/// The lines among `writes` that contain `text`.
+fn lines_with(writes: &[Received], text: &str) -> u64 {
+    let all: Vec<u8> = writes.iter().flat_map(|(_, b)| b.iter().copied()).collect();
+    String::from_utf8_lossy(&all)
+        .lines()
+        .filter(|l| l.contains(text))
+        .count() as u64
+}
 
 #[test]
 fn no_worker_writes_a_line_and_every_line_arrives() {
     const REQUESTS: u64 = 20;
     let shipper = Shipper::default();
-    let logging = service_logging(shipper.clone());
-    tracing::dispatcher::set_global_default(logging.dispatch.clone()).unwrap();
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .thread_name(WORKER)
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async {
-        let requests: Vec<_> = (0..REQUESTS)
-            .map(|id| tokio::spawn(handle(id, 60)))
-            .collect();
-        for r in requests {
-            r.await.unwrap();
-        }
-    });
-    drop(rt);
-    // As `main` ends: whatever the logging keeps alive flushes what is still queued.
-    drop(logging);
+    serve(shipper.clone(), REQUESTS);
 
     let writes = shipper.0.lock().unwrap();
-    let on_workers: Vec<_> = writes
-        .iter()
-        .filter(|(thread, _)| thread == WORKER)
-        .collect();
+    let on_workers = writes.iter().filter(|(thread, _)| thread == WORKER).count();
     assert!(
-        on_workers.is_empty(),
-        "{} of {} writes were made on a Tokio worker: a collector that falls behind stops it",
-        on_workers.len(),
+        on_workers == 0,
+        "{on_workers} of {} writes were made on a Tokio worker: a collector that falls behind stops it",
         writes.len()
     );
-    let lines: usize = writes
-        .iter()
-        .map(|(_, bytes)| bytes.iter().filter(|&&b| b == b'\n').count())
-        .sum();
+    let requests = lines_with(&writes, "request{");
     assert_eq!(
-        lines as u64,
+        requests,
         REQUESTS * INFO_EVENTS,
         "every request's lines at info must reach the collector"
+    );
+    let closed = lines_with(&writes, "connection closed");
+    assert_eq!(
+        closed, CONNECTIONS,
+        "the {CONNECTIONS} connections log as the runtime drops them, after the requests: \
+         {closed} of their lines arrived. Whatever flushes the log must outlive the runtime"
     );
 }

@@ -1,25 +1,23 @@
 // ANCHOR: solution
+use super::{accept, service_runtime};
 use std::io::Write;
-use tracing_appender::non_blocking::{NonBlockingBuilder, WorkerGuard};
+use tracing_appender::non_blocking::NonBlockingBuilder;
 
-/// The service's logging, made once in `main`: the subscriber and what must live as long as it.
-pub struct ServiceLogging {
-    pub dispatch: tracing::Dispatch,
-    pub guard: Option<WorkerGuard>,
-}
-
-/// Logs every event at info and above to `collector` from the appender's thread; the workers only
-/// queue their lines. Lossless: a worker waits when the queue is full rather than drop a line.
-pub fn service_logging(collector: impl Write + Send + 'static) -> ServiceLogging {
+/// The service's `main`: the workers only queue their lines, the appender's thread writes them to
+/// `collector`. Lossless: a worker waits when the queue is full rather than drop a line. The
+/// guard is made before the runtime and dropped after it.
+pub fn serve(collector: impl Write + Send + 'static, requests: u64) {
     let (writer, guard) = NonBlockingBuilder::default().lossy(false).finish(collector);
-    let dispatch = tracing_subscriber::fmt()
+    let subscriber = tracing_subscriber::fmt()
         .with_writer(writer)
         .with_ansi(false)
-        .finish()
-        .into();
-    ServiceLogging {
-        dispatch,
-        guard: Some(guard),
-    }
+        .finish();
+    tracing::subscriber::set_global_default(subscriber).expect("the only subscriber");
+    let runtime = service_runtime();
+    runtime.block_on(accept(requests));
+    // The connections still open close, and log, as the runtime drops them: first the runtime,
+    drop(runtime);
+    // then the guard, which waits for the queue to reach the collector.
+    drop(guard);
 }
 // ANCHOR_END: solution
