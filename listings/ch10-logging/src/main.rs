@@ -42,7 +42,9 @@ const CHAPTER: Chapter = Chapter {
         "lines_lost",
         "ns_per_event",
     ],
-    full_reps: 10,
+    // Twenty: at ten, a run whose spread was wider than the last left two level and build
+    // comparisons of a few per cent undecided (90% intervals across their bounds).
+    full_reps: 20,
 };
 
 /// The setup, chosen for a two-CPU machine.
