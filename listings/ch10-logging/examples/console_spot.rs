@@ -8,9 +8,9 @@
 //! ```
 //!
 //! For SECONDS (1–600, default 60) three `connection` tasks log a line every 10 ms through fmt's
-//! writer into a pipe whose reader takes 2,000 bytes a second; after 3 s a `startup-report` task
-//! logs 200 lines in one poll; a `ticker` task logs nothing and asks to run every millisecond.
-//! Then the process exits, with lines still queued in the pipe.
+//! writer into a pipe whose reader takes 2,000 bytes a second; a `startup-report` task logs 2,000
+//! lines in one poll; a `ticker` task logs nothing and asks to run every millisecond. All are
+//! spawned at the start. Then the process exits, with lines still queued in the pipe.
 
 use std::io::{PipeReader, PipeWriter, Read};
 use std::sync::Mutex;

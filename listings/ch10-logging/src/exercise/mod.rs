@@ -18,9 +18,6 @@ pub use start::serve;
 #[cfg(not(feature = "start"))]
 pub use solution::serve;
 
-/// The name of the runtime's worker threads (the test looks for writes made on them).
-pub const WORKER: &str = "service-worker";
-
 /// Connections still open when the service stops: each logs a line as the runtime drops it.
 pub const CONNECTIONS: u64 = 4;
 
@@ -28,7 +25,7 @@ pub const CONNECTIONS: u64 = 4;
 pub fn service_runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
-        .thread_name(WORKER)
+        .thread_name("service-worker")
         .enable_all()
         .build()
         .expect("a runtime")
@@ -38,8 +35,10 @@ pub fn service_runtime() -> tokio::runtime::Runtime {
 /// still open when it returns.
 pub async fn accept(requests: u64) {
     for id in 0..CONNECTIONS {
+        // Made before the spawn: a task dropped before its first poll still closes it.
+        let open = Connection(id);
         tokio::spawn(async move {
-            let _open = Connection(id);
+            let _open = open;
             std::future::pending::<()>().await;
         });
     }
