@@ -3,8 +3,9 @@
 # into a collector's pipe that has fallen behind. Builds the example `console_spot` for
 # tokio-console (--cfg tokio_unstable, into target/ch10-console as the chapter's console build),
 # runs it for 12 s on 127.0.0.1:6669, attaches tokio-console in a detached tmux window 150 columns
-# wide, and prints the window after 8 s, each line cut before the Location column. The states and
-# figures vary from run to run (which worker holds the pipe's lock), the shape does not.
+# wide, and prints the window after 8 s: the key help left out, each line cut before the Fields
+# column, and the spawn locations' folders shortened. The states and figures vary from run to run
+# (which worker holds the pipe's lock), the shape does not.
 #
 # Needs tokio-console (`cargo install --locked tokio-console`, 0.1.14 when this was written) and
 # tmux. listings/ch10-logging/outputs/tokio-console.txt is its output (`book outputs` reruns it
@@ -41,16 +42,16 @@ grep -q "(CONNECTED)" <<<"$screen" || {
     echo "$screen" >&2
     exit 1
 }
-# Cut every line where the header's Location column starts; drop the key help and blank lines.
+# Keep each line up to its spawn location (the Fields column cut); drop the key help and blank
+# lines; shorten the locations' folders.
 awk '
     /^(views|controls):|^invert sort|scroll to top|quit = q/ { next }
-    /^Warn +ID/ { cut = index($0, "Location") - 1 }
-    { lines[NR] = $0 }
-    END {
-        for (i = 1; i <= NR; i++) {
-            if (!(i in lines)) continue
-            line = cut > 0 ? substr(lines[i], 1, cut) : lines[i]
-            sub(/ +$/, "", line)
-            if (line != "") print line
-        }
+    {
+        line = $0
+        sub(/Location.*/, "Location", line)
+        if (match(line, /\.rs:[0-9]+:[0-9]+/)) line = substr(line, 1, RSTART + RLENGTH - 1)
+        sub(/listings\/ch10-logging\/examples\//, "", line)
+        sub(/src\/runtime\/scheduler\/multi_thread\//, ".../", line)
+        sub(/ +$/, "", line)
+        if (line != "") print line
     }' <<<"$screen"

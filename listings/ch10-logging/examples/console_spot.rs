@@ -51,7 +51,8 @@ fn main() {
     std::process::exit(0);
 }
 
-/// A task with a name tokio-console shows.
+/// A task with a name tokio-console shows, and the caller's line as its location.
+#[track_caller]
 fn spawn(runtime: &Runtime, name: &str, task: impl Future<Output = ()> + Send + 'static) {
     tokio::task::Builder::new()
         .name(name)
@@ -100,7 +101,7 @@ async fn report() {
     }
 }
 
-/// Logs nothing; its scheduled time is how long it waited for a worker.
+/// Logs nothing and asks to run every millisecond: its polls count the timer's firings.
 async fn ticker() {
     let mut tick = tokio::time::interval(Duration::from_millis(1));
     loop {

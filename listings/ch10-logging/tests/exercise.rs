@@ -53,14 +53,14 @@ fn no_worker_writes_a_line_and_every_line_arrives() {
     let on_runtime = writes.iter().filter(|(on_runtime, _)| *on_runtime).count();
     assert!(
         on_runtime == 0,
-        "{on_runtime} of {} writes were made on a thread of the Tokio runtime: a collector that falls behind stops it",
+        "{on_runtime} of {} writes were made on a thread of the Tokio runtime: a collector that falls behind stops it; give fmt a writer whose own thread writes",
         writes.len()
     );
     let requests = lines_with(&writes, "request{");
     assert_eq!(
         requests,
         REQUESTS * INFO_EVENTS,
-        "every request's lines at info must reach the collector"
+        "every request's lines at info must reach the collector: is whatever flushes them still alive (`_guard`, not `_`)?"
     );
     let closed = lines_with(&writes, "connection closed");
     assert_eq!(
