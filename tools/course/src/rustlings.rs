@@ -92,12 +92,25 @@ fn exercise_file(root: &Path, e: &Exercise, code: &str, todo: bool) -> Result<St
     // The code's own module docs become comments: the file's docs are the header above.
     let own = public_fns(code);
     let code = format!("\n{}", without_anchors(code)).replace("\n//!", "\n//");
-    out.push_str(code[1..].replace("crate::", &format!("{ident}::")).as_str());
+    let code = code[1..].replace("crate::", &format!("{ident}::"));
+    out.push_str(&code.replace("super::", &format!("{}::", parent_module(&ident, &e.edit))));
     out.push_str("\nfn main() {\n    // Nothing to run: rustlings runs the tests below.\n}\n");
     out.push_str("\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n");
     out.push_str(&tests_module(&test_text, &own)?);
     out.push_str("}\n");
     Ok(out)
+}
+
+/// The path, from outside the crate `ident`, of the module above the file `edit`: what `super::`
+/// means in it (`src/exercise/start.rs` is the module `exercise::start`, so `ch10_logging::exercise`).
+fn parent_module(ident: &str, edit: &str) -> String {
+    let file = edit.strip_prefix("src/").unwrap_or(edit);
+    let folders: Vec<&str> = file.split('/').collect();
+    let above = &folders[..folders.len().saturating_sub(1)];
+    std::iter::once(ident)
+        .chain(above.iter().copied())
+        .collect::<Vec<_>>()
+        .join("::")
 }
 
 /// The `use` statements of a file, each allowed to go unused (the exercise is part of it).
@@ -351,6 +364,18 @@ fn rustfmt(files: &[std::path::PathBuf]) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn super_in_an_exercise_file_names_the_module_above_it() {
+        assert_eq!(
+            parent_module("ch10_logging", "src/exercise/start.rs"),
+            "ch10_logging::exercise"
+        );
+        assert_eq!(
+            parent_module("ch05_rayon_lanes", "src/exercise.rs"),
+            "ch05_rayon_lanes"
+        );
+    }
 
     #[test]
     fn an_import_of_the_students_function_is_dropped_and_the_rest_kept() {
