@@ -7,7 +7,9 @@
 
 use crate::counting::{live_bytes, peak_live_bytes};
 use crate::probe::{Figure, memory, process_cpu_and_faults, reset_peak};
-use crate::report::{Bursts, Limit, LimitReport, REPORT_PREFIX, Report};
+use crate::report::{
+    Bursts, HELD_PREFIX, Held, Limit, LimitReport, REPORT_PREFIX, Report, WARM_UP_PREFIX,
+};
 use crate::service::{Cache, Work, handle};
 use measure::LatencyHistogram;
 use measure::loadgen::{GeneratorReport, OpenLoop, fixed_rate};
@@ -28,8 +30,10 @@ pub struct Allocator {
 pub fn main(allocator: Allocator) {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
-        Some("bursts") => config(&args).and_then(|c| bursts(&allocator, c)).map(print),
-        Some("limit") => config(&args).and_then(limit),
+        Some("bursts") => config(&args)
+            .and_then(|c| bursts(&allocator, c))
+            .map(|(r, _runtime)| print(REPORT_PREFIX, r)),
+        Some("limit") => config(&args).and_then(|c| limit(&allocator, c)),
         _ => Err(format!(
             "usage: ch11-{} bursts|limit CONFIG (JSON); got {args:?}",
             allocator.name
@@ -46,9 +50,10 @@ fn config<T: serde::de::DeserializeOwned>(args: &[String]) -> Result<T, String> 
     serde_json::from_str(text).map_err(|e| format!("bad CONFIG {text:?}: {e}"))
 }
 
-fn print<R: Serialize>(report: R) {
+/// A line of standard error: `prefix` and `report` as JSON.
+fn print<R: Serialize>(prefix: &str, report: R) {
     eprintln!(
-        "{REPORT_PREFIX}{}",
+        "{prefix}{}",
         serde_json::to_string(&report).expect("a report serialises")
     );
 }
@@ -60,7 +65,9 @@ struct Activity {
     finished: AtomicU64,
 }
 
-fn bursts(allocator: &Allocator, c: Bursts) -> Result<Report, String> {
+/// Serves the bursts and the spells after them; the report, and the runtime, still running (its
+/// threads idle) for what the caller does next.
+fn bursts(allocator: &Allocator, c: Bursts) -> Result<(Report, tokio::runtime::Runtime), String> {
     if c.trim_when_quiet && !cfg!(target_env = "gnu") {
         return Err(
             "trim_when_quiet calls glibc's malloc_trim: this program is not on glibc".into(),
@@ -128,7 +135,7 @@ fn bursts(allocator: &Allocator, c: Bursts) -> Result<Report, String> {
             .map_err(|e| format!("the trimming task panicked: {e}"))?,
         None => (0, 0.0),
     };
-    Ok(Report {
+    let report = Report {
         allocator: allocator.name.into(),
         version: allocator.version.clone(),
         libc: if cfg!(target_env = "musl") {
@@ -161,7 +168,8 @@ fn bursts(allocator: &Allocator, c: Bursts) -> Result<Report, String> {
         },
         trims,
         trim_max_ns,
-    })
+    };
+    Ok((report, rt))
 }
 
 /// What one open-loop run of requests gave: each request's latency from its scheduled time and
@@ -241,9 +249,20 @@ async fn trim_when_quiet(
 }
 // ANCHOR_END: trim_when_quiet
 
-/// Holds `chunk_mib` at a time, each page written, until an allocation fails; reports what it
-/// held, then asks once more through an allocation that cannot fail, which aborts the process.
-fn limit(c: Limit) -> Result<(), String> {
+/// Serves the warm-up's bursts, if any; then holds `chunk_mib` at a time, each page written,
+/// saying what it holds after each, until an allocation fails; reports what it held, then asks
+/// once more through an allocation that cannot fail, which aborts the process.
+fn limit(allocator: &Allocator, c: Limit) -> Result<(), String> {
+    // The warm-up's runtime stays up, its threads idle, as a service's would.
+    let _runtime = match c.warm_up {
+        Some(warm_up) => {
+            let (report, runtime) = bursts(allocator, warm_up)?;
+            print(WARM_UP_PREFIX, report);
+            Some(runtime)
+        }
+        None => None,
+    };
+    let anon_before = memory()?.anon;
     let chunk = c.chunk_mib << 20;
     let mut held: Vec<Vec<u8>> = Vec::new();
     loop {
@@ -253,6 +272,14 @@ fn limit(c: Limit) -> Result<(), String> {
         }
         block.resize(chunk, 1);
         held.push(block);
+        let held_mib = held.len() * c.chunk_mib;
+        print(
+            HELD_PREFIX,
+            Held {
+                anon_before,
+                held_mib,
+            },
+        );
         if held.len() > c.max_chunks {
             return Err(format!(
                 "held {} MiB and no limit was hit",
@@ -260,10 +287,13 @@ fn limit(c: Limit) -> Result<(), String> {
             ));
         }
     }
-    print(LimitReport {
-        held_mib: held.len() * c.chunk_mib,
-        refused: 1,
-    });
+    print(
+        REPORT_PREFIX,
+        LimitReport {
+            held_mib: held.len() * c.chunk_mib,
+            refused: 1,
+        },
+    );
     let block = vec![1u8; chunk];
     Err(format!(
         "an allocation of {} MiB succeeded after one was refused ({} bytes)",

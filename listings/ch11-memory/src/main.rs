@@ -2,12 +2,16 @@
 //! each followed by an idle spell or a trickle of requests, once per allocator and setting, each
 //! in a process of its own, and reads what stays resident after each spell against the bytes the
 //! program still holds. `builds` does the same with the service built for musl and with mimalloc
-//! v2; `limit` starts it under an address-space limit and allocates until refused.
+//! v2; `limit` starts it under an address-space limit and allocates until refused; `container`
+//! does the same under a container's memory limit (a cgroup), cold and after a burst.
 //!
 //! `cargo run -p ch11-memory -- --help` lists the flags.
 
+use ch11_memory::cgroup::MemoryCgroup;
 use ch11_memory::child::limit_address_space;
-use ch11_memory::report::{Bursts, Limit, LimitReport, REPORT_PREFIX, Report};
+use ch11_memory::report::{
+    Bursts, HELD_PREFIX, Held, Limit, LimitReport, REPORT_PREFIX, Report, WARM_UP_PREFIX,
+};
 use ch11_memory::service::{Work, expected_digest};
 use measure::{Cell, Chapter, Experiment, Harness, Measurement};
 use serde::Serialize;
@@ -25,8 +29,9 @@ const CHAPTER: Chapter = Chapter {
             requests, with glibc's malloc (as is, with two arenas, trimmed when quiet), mimalloc \
             and jemalloc (as is, and purging in the background), and built for musl: the memory \
             resident after each spell against the bytes the program still holds, and the \
-            bursts' latency and CPU; then each allocator under an address-space limit. Each \
-            allocator's service runs in a process of its own.",
+            bursts' latency and CPU; then each allocator under an address-space limit, and \
+            under a container's memory limit, cold and after a burst. Each allocator's service \
+            runs in a process of its own.",
     listing_dir: env!("CARGO_MANIFEST_DIR"),
     crates: &["tokio", "mimalloc", "tikv-jemallocator"],
     headline: &[
@@ -58,6 +63,11 @@ struct Params {
     /// refuses depends on how its reservations fit the blocks.
     limit_mib: u64,
     blocks_mib: Vec<usize>,
+    /// `container`: the memory cgroup's limit, room for mimalloc's burst (the highest peak)
+    /// with more than a hundred megabytes to spare; the blocks allocated then, in MiB, small
+    /// enough to resolve a few megabytes kept, above glibc's mmap threshold.
+    cgroup_limit_mib: u64,
+    cgroup_block_mib: usize,
     /// The `trickle` case: requests a second after each burst, in place of the idle spell, as a
     /// service that keeps serving a little between peaks.
     trickle_per_s: f64,
@@ -66,7 +76,15 @@ struct Params {
     /// flight. The trickle is quiet; a burst is not.
     trim_period_ms: u64,
     quiet_below: u64,
-    work: Work,
+    /// A request (`service::Work`): the smallest body, the records' mean length, how long it
+    /// holds them awaiting its upstream, its blocking call, one in how many is cached, and the
+    /// cache's size.
+    body_bytes: usize,
+    record_bytes: usize,
+    hold_ms: u64,
+    blocking_us: u64,
+    keep_every: u64,
+    cache_entries: usize,
 }
 
 impl Params {
@@ -80,16 +98,46 @@ impl Params {
             trickle_per_s: 100.0,
             limit_mib: 768,
             blocks_mib: vec![4, 16],
+            cgroup_limit_mib: 320,
+            cgroup_block_mib: 4,
             trim_period_ms: 250,
             quiet_below: 125,
-            work: Work {
-                body_bytes: 16 * 1024,
-                record_bytes: 256,
-                hold_ms: 100,
-                blocking_us: 1_000,
-                keep_every: 100,
-                cache_entries: 1_000,
+            body_bytes: 16 * 1024,
+            record_bytes: 256,
+            hold_ms: 100,
+            blocking_us: 1_000,
+            keep_every: 100,
+            cache_entries: 1_000,
+        }
+    }
+
+    fn work(&self) -> Work {
+        Work {
+            body_bytes: self.body_bytes,
+            record_bytes: self.record_bytes,
+            hold_ms: self.hold_ms,
+            blocking_us: self.blocking_us,
+            keep_every: self.keep_every,
+            cache_entries: self.cache_entries,
+        }
+    }
+
+    /// The service's CONFIG for `bursts` bursts, each followed by `after`, run with `setup`.
+    fn bursts_config(&self, setup: &Setup, after: After, bursts: usize) -> Bursts {
+        Bursts {
+            workers: self.workers,
+            rate_per_s: self.rate_per_s,
+            requests: self.requests,
+            bursts,
+            idle_ms: self.idle_ms,
+            trickle_per_s: match after {
+                After::Idle => 0.0,
+                After::Trickle => self.trickle_per_s,
             },
+            work: self.work(),
+            trim_when_quiet: setup.trim_when_quiet,
+            trim_period_ms: self.trim_period_ms,
+            quiet_below: self.quiet_below,
         }
     }
 }
@@ -133,11 +181,30 @@ measure::variants! {
 }
 
 measure::variants! {
+    /// What the service does before it allocates blocks under a container's limit.
+    enum Before for "container" {
+        Cold = "cold",
+        /// One burst and its idle spell: what the allocator kept is resident.
+        AfterBurst = "after_burst",
+    }
+}
+
+measure::variants! {
     enum AtLimit for "limit" {
         Glibc = "glibc",
         Mimalloc = "mimalloc",
         Jemalloc = "jemalloc",
     }
+}
+
+/// `vm.overcommit_memory`: 0 (a heuristic) and 1 let a mapping exceed what can be backed, 2
+/// refuses it; None where it cannot be read.
+fn overcommit_memory() -> Option<u8> {
+    std::fs::read_to_string("/proc/sys/vm/overcommit_memory")
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
 }
 
 /// Whether `name` is an allocator setting a reader's shell may hold (glibc's `MALLOC_*` and
@@ -237,6 +304,14 @@ fn main() {
     let mut h = Harness::start(CHAPTER);
     let p = Params::for_machine(h.cli().quick, h.cli().workers.unwrap_or(2));
     h.params(&p);
+    // What decides whether a container's limit refuses an allocation or kills the process.
+    h.derived("overcommit_memory", overcommit_memory());
+    h.derived(
+        "memory_cgroup",
+        ch11_memory::cgroup::version_here()
+            .map(|v| format!("{v:?}"))
+            .ok(),
+    );
     let p = &p;
     h.run(vec![
         Experiment::new(
@@ -249,7 +324,8 @@ fn main() {
         )
         .shaped_by(measure::fields!(
             p => workers, rate_per_s, requests, bursts, idle_ms, trickle_per_s, trim_period_ms,
-                quiet_below, work
+                quiet_below, body_bytes, record_bytes, hold_ms, blocking_us, keep_every,
+                cache_entries
         )),
         Experiment::new(
             "builds",
@@ -257,7 +333,8 @@ fn main() {
             |cell, _rep| bursts(p, Build::named(&cell.variant)?.setup(), After::Idle),
         )
         .shaped_by(measure::fields!(
-            p => workers, rate_per_s, requests, bursts, idle_ms, work
+            p => workers, rate_per_s, requests, bursts, idle_ms, body_bytes, record_bytes,
+                hold_ms, blocking_us, keep_every, cache_entries
         )),
         Experiment::new(
             "limit",
@@ -271,28 +348,32 @@ fn main() {
             },
         )
         .shaped_by(measure::fields!(p => limit_mib, blocks_mib)),
+        Experiment::new(
+            "container",
+            Cell::grid(Before::NAMES, Allocator::NAMES),
+            |cell, _rep| {
+                let setup = Allocator::named(&cell.variant)?.setup();
+                in_container(p, setup, Before::named(&cell.case)?)
+            },
+        )
+        .shaped_by(measure::fields!(
+            p => cgroup_limit_mib, cgroup_block_mib, workers, rate_per_s, requests, idle_ms,
+                trim_period_ms, quiet_below, body_bytes, record_bytes, hold_ms, blocking_us,
+                keep_every, cache_entries
+        )),
     ]);
 }
 
 /// One cell: the variant's service through `p.bursts` bursts, each followed by `after`.
 fn bursts(p: &Params, setup: Setup, after: After) -> Result<Measurement, String> {
-    let trickle_per_s = match after {
-        After::Idle => 0.0,
-        After::Trickle => p.trickle_per_s,
-    };
-    let config = Bursts {
-        workers: p.workers,
-        rate_per_s: p.rate_per_s,
-        requests: p.requests,
-        bursts: p.bursts,
-        idle_ms: p.idle_ms,
-        trickle_per_s,
-        work: p.work,
-        trim_when_quiet: setup.trim_when_quiet,
-        trim_period_ms: p.trim_period_ms,
-        quiet_below: p.quiet_below,
-    };
+    let config = p.bursts_config(&setup, after, p.bursts);
     let r = run_service(&setup, &config)?;
+    check(&setup, &config, &r)?;
+    Ok(measurement(p, &r, setup.trim_when_quiet))
+}
+
+/// The report's allocator, checksum, cache and readings, against what the run must have done.
+fn check(setup: &Setup, c: &Bursts, r: &Report) -> Result<(), String> {
     let ran_with = format!("{} on {}", r.version, r.libc);
     if let Some(missing) = setup.expect.iter().find(|e| !ran_with.contains(*e)) {
         return Err(format!(
@@ -300,16 +381,10 @@ fn bursts(p: &Params, setup: Setup, after: After) -> Result<Measurement, String>
             setup.program
         ));
     }
-    check(p, &config, &r)?;
-    Ok(measurement(p, &r, setup.trim_when_quiet))
-}
-
-/// The report's checksum, cache and readings, against what the run must have done.
-fn check(p: &Params, c: &Bursts, r: &Report) -> Result<(), String> {
     let trickle = (c.trickle_per_s * c.idle_ms as f64 / 1000.0) as usize;
-    let total = ((p.requests + trickle) * p.bursts) as u64;
+    let total = ((c.requests + trickle) * c.bursts) as u64;
     let expected = (0..total).fold(0u64, |sum, id| {
-        sum.wrapping_add(expected_digest(id, &p.work))
+        sum.wrapping_add(expected_digest(id, &c.work))
     });
     if r.served != total {
         return Err(format!("{} requests served, not {total}", r.served));
@@ -320,18 +395,18 @@ fn check(p: &Params, c: &Bursts, r: &Report) -> Result<(), String> {
             r.digest_sum
         ));
     }
-    let kept = (total.div_ceil(p.work.keep_every) as usize).min(p.work.cache_entries);
+    let kept = (total.div_ceil(c.work.keep_every) as usize).min(c.work.cache_entries);
     if r.cache_entries != kept {
         return Err(format!(
             "the cache holds {} entries, not {kept}",
             r.cache_entries
         ));
     }
-    if r.after_idle.len() != p.bursts || r.live_after_idle.len() != p.bursts {
+    if r.after_idle.len() != c.bursts || r.live_after_idle.len() != c.bursts {
         return Err(format!(
             "{} readings for {} bursts",
             r.after_idle.len(),
-            p.bursts
+            c.bursts
         ));
     }
     Ok(())
@@ -397,6 +472,7 @@ fn at_limit(p: &Params, allocator: AtLimit, block_mib: usize) -> Result<Measurem
     let config = Limit {
         chunk_mib: block_mib,
         max_chunks: (p.limit_mib as usize / block_mib) * 2,
+        warm_up: None,
     };
     let config = serde_json::to_string(&config).map_err(|e| e.to_string())?;
     let mut command = Command::new(service_binary(program, Target::Workspace)?);
@@ -415,11 +491,7 @@ fn at_limit(p: &Params, allocator: AtLimit, block_mib: usize) -> Result<Measurem
             out.status
         ));
     }
-    let report: LimitReport = stderr
-        .lines()
-        .find_map(|l| l.strip_prefix(REPORT_PREFIX))
-        .ok_or_else(|| format!("{program} printed no report: {stderr}"))
-        .and_then(|l| serde_json::from_str(l).map_err(|e| format!("a malformed report: {e}")))?;
+    let report: LimitReport = last_line(&stderr, REPORT_PREFIX, program)?;
     let mut m = Measurement::new();
     m.push("held_at_limit", "bytes", (report.held_mib << 20) as f64)
         .push(
@@ -430,8 +502,82 @@ fn at_limit(p: &Params, allocator: AtLimit, block_mib: usize) -> Result<Measurem
     Ok(m)
 }
 
-/// Runs `PROGRAM bursts CONFIG` with the variant's environment; its report.
-fn run_service(setup: &Setup, config: &Bursts) -> Result<Report, String> {
+// ANCHOR: in_container
+/// One cell of `container`: the service in a memory cgroup of its own, after a burst or not,
+/// allocates blocks until the kernel stops it. The bytes it held then, what was resident
+/// before the first block, and whether it was refused or killed.
+fn in_container(p: &Params, setup: Setup, before: Before) -> Result<Measurement, String> {
+    let warm_up = (before == Before::AfterBurst).then(|| p.bursts_config(&setup, After::Idle, 1));
+    let limit = p.cgroup_limit_mib << 20;
+    let config = Limit {
+        chunk_mib: p.cgroup_block_mib,
+        max_chunks: (p.cgroup_limit_mib as usize / p.cgroup_block_mib) * 2,
+        warm_up: warm_up.clone(),
+    };
+    let cgroup = MemoryCgroup::create(limit)?;
+    let mut command = service_command(&setup, "limit", &config)?;
+    cgroup.enter_on_exec(&mut command);
+    let out = command
+        .env("RUST_BACKTRACE", "0")
+        .output()
+        .map_err(|e| format!("cannot start {} in its cgroup: {e}", setup.program))?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let warm_up = match &warm_up {
+        Some(config) => {
+            let report = last_line(&stderr, WARM_UP_PREFIX, setup.program)?;
+            check(&setup, config, &report)?;
+            Some(report)
+        }
+        None => None,
+    };
+    let held: Held = last_line(&stderr, HELD_PREFIX, setup.program)?;
+    // Killed for this cgroup's limit, not a parent's or the machine's; or refused, which a
+    // claim counts against.
+    let killed = out.status.signal() == Some(libc::SIGKILL)
+        && cgroup.oom_kills()? == 1
+        && cgroup.limit_reached()?;
+    let refused = stderr.contains(REPORT_PREFIX) && out.status.signal() == Some(libc::SIGABRT);
+    if !killed && !refused {
+        return Err(format!(
+            "{} in a cgroup: {}, neither refused nor killed for the cgroup's limit: {stderr}",
+            setup.program, out.status
+        ));
+    }
+    let mut m = Measurement::new();
+    m.push("held_at_limit", "bytes", (held.held_mib << 20) as f64)
+        .push(
+            "share_of_limit",
+            "ratio",
+            held.held_mib as f64 / p.cgroup_limit_mib as f64,
+        )
+        .push("anon_before", "bytes", held.anon_before as f64)
+        .push("oom_killed", "count", f64::from(u8::from(killed)));
+    if let Some(report) = warm_up {
+        m.push("live_peak", "bytes", report.live_peak as f64);
+    }
+    if let Some(peak) = cgroup.peak() {
+        m.push("cgroup_peak", "bytes", peak as f64);
+    }
+    Ok(m)
+}
+// ANCHOR_END: in_container
+
+/// The last line of the service's standard error that starts with `prefix`, as JSON.
+fn last_line<T: serde::de::DeserializeOwned>(
+    stderr: &str,
+    prefix: &str,
+    program: &str,
+) -> Result<T, String> {
+    let line = stderr
+        .lines()
+        .rev()
+        .find_map(|l| l.strip_prefix(prefix))
+        .ok_or_else(|| format!("{program} printed no {prefix:?} line: {stderr}"))?;
+    serde_json::from_str(line).map_err(|e| format!("a malformed {prefix:?} line: {e}"))
+}
+
+/// `PROGRAM COMMAND CONFIG` with the variant's environment and no other allocator setting.
+fn service_command(setup: &Setup, what: &str, config: &impl Serialize) -> Result<Command, String> {
     let config = serde_json::to_string(config).map_err(|e| e.to_string())?;
     let mut command = Command::new(service_binary(setup.program, setup.target)?);
     for (name, _) in std::env::vars_os() {
@@ -439,9 +585,15 @@ fn run_service(setup: &Setup, config: &Bursts) -> Result<Report, String> {
             command.env_remove(name);
         }
     }
-    let out = command
+    command
         .envs(setup.env.iter().copied())
-        .args(["bursts", &config])
+        .args([what, &config]);
+    Ok(command)
+}
+
+/// Runs `PROGRAM bursts CONFIG` with the variant's environment; its report.
+fn run_service(setup: &Setup, config: &Bursts) -> Result<Report, String> {
+    let out = service_command(setup, "bursts", config)?
         .output()
         .map_err(|e| format!("cannot start {}: {e}", setup.program))?;
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -451,12 +603,7 @@ fn run_service(setup: &Setup, config: &Bursts) -> Result<Report, String> {
             setup.program, out.status
         ));
     }
-    let report = stderr
-        .lines()
-        .rev()
-        .find_map(|l| l.strip_prefix(REPORT_PREFIX))
-        .ok_or_else(|| format!("{} printed no report: {stderr}", setup.program))?;
-    serde_json::from_str(report).map_err(|e| format!("a malformed report: {e}"))
+    last_line(&stderr, REPORT_PREFIX, setup.program)
 }
 
 const MUSL: &str = "x86_64-unknown-linux-musl";

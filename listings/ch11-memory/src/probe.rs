@@ -164,7 +164,7 @@ pub fn trim() -> Duration {
     start.elapsed()
 }
 
-/// musl has no `malloc_trim`: `child::bursts` refuses `trim_when_idle` there, so this is never
+/// musl has no `malloc_trim`: `child::bursts` refuses `trim_when_quiet` there, so this is never
 /// called.
 #[cfg(not(target_env = "gnu"))]
 pub fn trim() -> Duration {

@@ -74,7 +74,25 @@ pub struct Limit {
     pub chunk_mib: usize,
     /// Stop with an error after this many chunks: no limit was hit.
     pub max_chunks: usize,
+    /// Bursts to serve first, so that what the allocator kept is there when the blocks come.
+    #[serde(default)]
+    pub warm_up: Option<Bursts>,
 }
+
+/// A `limit` run's progress, a line after each block: what it held, and the anonymous resident
+/// memory (`RssAnon`: heaps, stacks) before the first block. Under a container's limit the kernel
+/// kills the process without a word, and the last such line is what it held.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Held {
+    pub anon_before: u64,
+    pub held_mib: usize,
+}
+
+/// The prefix of a progress line on standard error.
+pub const HELD_PREFIX: &str = "ch11-held ";
+
+/// The prefix of the warm-up's report (a `Report`) in a `limit` run.
+pub const WARM_UP_PREFIX: &str = "ch11-warm-up ";
 
 /// What a `limit` run held when the allocator first said no, printed before the allocation that
 /// cannot say no.
