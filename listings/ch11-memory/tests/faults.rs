@@ -3,6 +3,7 @@
 //! count) below the limit, and an infallible one aborts the process with Rust's message. Under a
 //! container's limit (a memory cgroup) nothing is refused: the kernel kills the process.
 
+use ch11_memory::report::{HELD_PREFIX, Held, REPORT_PREFIX};
 use std::os::unix::process::ExitStatusExt;
 use std::process::Command;
 
@@ -24,7 +25,7 @@ fn at_the_limit(program: &str) -> (std::process::ExitStatus, String) {
 fn held_mib(stderr: &str) -> u64 {
     let line = stderr
         .lines()
-        .find_map(|l| l.strip_prefix("ch11-report "))
+        .find_map(|l| l.strip_prefix(REPORT_PREFIX))
         .unwrap_or_else(|| panic!("no report: {stderr}"));
     let report: serde_json::Value = serde_json::from_str(line).unwrap();
     report["held_mib"].as_u64().unwrap()
@@ -89,16 +90,14 @@ fn killed_in_a_cgroup(program: &str) {
     assert_eq!(cgroup.oom_kills().unwrap(), 1, "{program}: {stderr}");
     assert!(cgroup.limit_reached().unwrap(), "{program}: {stderr}");
     assert!(
-        !stderr.contains("ch11-report "),
+        !stderr.contains(REPORT_PREFIX),
         "{program} was refused: {stderr}"
     );
-    let held: usize = stderr
+    let held = stderr
         .lines()
-        .filter_map(|l| l.strip_prefix("ch11-held "))
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["held_mib"].as_u64())
+        .filter_map(|l| l.strip_prefix(HELD_PREFIX))
         .next_back()
-        .flatten()
-        .unwrap_or(0) as usize;
+        .map_or(0, |l| serde_json::from_str::<Held>(l).unwrap().held_mib);
     assert!(
         (CGROUP_MIB / 2..CGROUP_MIB).contains(&held),
         "{program} held {held} MiB: {stderr}"
