@@ -4,8 +4,8 @@
 # tokio-console (--cfg tokio_unstable, into target/ch10-console as the chapter's console build),
 # runs it for 12 s on 127.0.0.1:6669, attaches tokio-console in a detached tmux window 150 columns
 # wide, and prints the window after 8 s: the key help left out, each line cut before the Fields
-# column, and the spawn locations' folders shortened. The states and figures vary from run to run
-# (which worker holds the pipe's lock), the shape does not.
+# column, and the spawn locations' folders shortened (Tokio's left out). The states and figures
+# vary from run to run (which worker holds the pipe's lock), the shape does not.
 #
 # Needs tokio-console (`cargo install --locked tokio-console`, 0.1.14 when this was written) and
 # tmux. listings/ch10-logging/outputs/tokio-console.txt is its output (`book outputs` reruns it
@@ -52,6 +52,8 @@ awk '
         if (match(line, /\.rs:[0-9]+:[0-9]+/)) line = substr(line, 1, RSTART + RLENGTH - 1)
         sub(/listings\/ch10-logging\/examples\//, "", line)
         sub(/src\/runtime\/scheduler\/multi_thread\//, ".../", line)
+        # The registry folder of Tokio left out too, so that the rows fit a page 1280 px wide.
+        sub(/<cargo>\/tokio-[0-9.]+\//, "", line)
         sub(/ +$/, "", line)
         if (line != "") print line
     }' <<<"$screen"
