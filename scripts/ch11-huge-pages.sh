@@ -23,16 +23,30 @@ command -v python3 >/dev/null || {
 echo "transparent huge pages: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || echo 'not available')"
 cargo build -q --release -p ch11-memory --bin ch11-system --bin ch11-mimalloc
 
+chunk_mib=4
+pid=
+trap '[[ -n "$pid" ]] && kill -KILL "$pid" 2>/dev/null || true' EXIT
 for program in ch11-system ch11-mimalloc; do
-    config="{\"chunk_mib\":4,\"max_chunks\":$((blocks + 1000))}"
+    config="{\"chunk_mib\":$chunk_mib,\"max_chunks\":$((blocks + 1000))}"
     coproc SERVICE { exec "target/release/$program" limit "$config" 2>&1 >/dev/null; }
     pid=$SERVICE_PID
+    exec {from}<&"${SERVICE[0]}"
     held=0
-    while ((held < blocks * 4)) && read -r line <&"${SERVICE[0]}"; do
+    while ((held < blocks * chunk_mib)) && read -r line <&"$from"; do
         [[ "$line" =~ \"held_mib\":([0-9]+) ]] && held=${BASH_REMATCH[1]}
     done
+    ((held >= blocks * chunk_mib)) || {
+        echo "ch11-huge-pages: $program ended after $held MiB" >&2
+        exit 1
+    }
     kill -STOP "$pid"
-    echo "== $program: holds $held MiB in $blocks blocks"
+    until [[ "$(awk '{print $3}' "/proc/$pid/stat")" == T ]]; do sleep 0.01; done
+    # The program runs ahead of the lines read: count the blocks it held when it stopped.
+    while read -r -t 0.2 line <&"$from"; do
+        [[ "$line" =~ \"held_mib\":([0-9]+) ]] && held=${BASH_REMATCH[1]}
+    done
+    exec {from}<&-
+    echo "== $program: holds $held MiB in $((held / chunk_mib)) blocks"
     python3 - "$pid" "$program" <<'EOF'
 import re, struct, sys
 pid, program = int(sys.argv[1]), sys.argv[2]
@@ -48,7 +62,7 @@ for line in open(f"/proc/{pid}/smaps"):
 big = max(maps, key=lambda m: int(m.get("Rss", "0 kB").split()[0]))
 advised = "hg" in big.get("VmFlags", "").split()
 print(f"largest mapping: {(big['hi'] - big['lo']) >> 20} MiB, resident {big['Rss']}, "
-      f"in huge pages {big['AnonHugePages']}, advised for huge pages: {'yes' if advised else 'no'}")
+      f"in huge pages {big.get('AnonHugePages', 'none')}, advised for huge pages: {'yes' if advised else 'no'}")
 if program == "ch11-mimalloc":
     pagemap = open(f"/proc/{pid}/pagemap", "rb")
     def present(address):
@@ -65,4 +79,5 @@ if program == "ch11-mimalloc":
 EOF
     kill -KILL "$pid"
     wait "$pid" 2>/dev/null || true
+    pid=
 done
