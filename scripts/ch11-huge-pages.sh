@@ -25,6 +25,10 @@ cargo build -q --release -p ch11-memory --bin ch11-system --bin ch11-mimalloc
 
 chunk_mib=4
 pid=
+# The MiB held, from the program's `ch11-held` line, if `$line` is one.
+note_held() {
+    if [[ "$line" =~ \"held_mib\":([0-9]+) ]]; then held=${BASH_REMATCH[1]}; fi
+}
 trap '[[ -n "$pid" ]] && kill -KILL "$pid" 2>/dev/null || true' EXIT
 for program in ch11-system ch11-mimalloc; do
     config="{\"chunk_mib\":$chunk_mib,\"max_chunks\":$((blocks + 1000))}"
@@ -32,9 +36,7 @@ for program in ch11-system ch11-mimalloc; do
     pid=$SERVICE_PID
     exec {from}<&"${SERVICE[0]}"
     held=0
-    while ((held < blocks * chunk_mib)) && read -r line <&"$from"; do
-        [[ "$line" =~ \"held_mib\":([0-9]+) ]] && held=${BASH_REMATCH[1]}
-    done
+    while ((held < blocks * chunk_mib)) && read -r line <&"$from"; do note_held; done
     ((held >= blocks * chunk_mib)) || {
         echo "ch11-huge-pages: $program ended after $held MiB" >&2
         exit 1
@@ -42,9 +44,7 @@ for program in ch11-system ch11-mimalloc; do
     kill -STOP "$pid"
     until [[ "$(awk '{print $3}' "/proc/$pid/stat")" == T ]]; do sleep 0.01; done
     # The program runs ahead of the lines read: count the blocks it held when it stopped.
-    while read -r -t 0.2 line <&"$from"; do
-        [[ "$line" =~ \"held_mib\":([0-9]+) ]] && held=${BASH_REMATCH[1]}
-    done
+    while read -r -t 0.2 line <&"$from"; do note_held; done
     exec {from}<&-
     echo "== $program: holds $held MiB in $((held / chunk_mib)) blocks"
     python3 - "$pid" "$program" <<'EOF'
