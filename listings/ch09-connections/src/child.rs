@@ -14,6 +14,7 @@ use std::sync::OnceLock;
 pub struct Started {
     pub plain: SocketAddr,
     pub tls: SocketAddr,
+    pub compress: SocketAddr,
     pub cert_pem: String,
 }
 

@@ -1,7 +1,8 @@
 //! The experiments of Chapter 9. `client_reuse` calls the upstream at a fixed open-loop rate
 //! with one shared client, a client per call, and `Connection: close`, over plain HTTP and TLS;
 //! `first_calls` sends a burst of first calls through a fresh client that looks `localhost` up,
-//! that is given `127.0.0.1`, and that was given the address once.
+//! that is given `127.0.0.1`, and that was given the address once; `compression` asks for lists
+//! of items uncompressed, compressed by tower-http's layer, and stored compressed.
 //!
 //! `cargo run -p ch09-connections -- --help` lists the flags.
 
@@ -9,14 +10,15 @@ use ch09_connections::calls::{
     Failure, call_closing, call_shared, call_with_new_client, new_client, new_client_trusting_only,
 };
 use ch09_connections::child::UpstreamProcess;
+use ch09_connections::compress::{Encoding, check_items, decode};
 use ch09_connections::names::{client_resolved_once, client_resolving};
 use ch09_connections::probe::{TcpResets, process_cpu, time_wait};
 use ch09_connections::tls::{CertKind, install_crypto};
-use ch09_connections::upstream::item_digest;
+use ch09_connections::upstream::{Counts, item_digest};
 use measure::loadgen::{OpenLoop, fixed_rate};
 use measure::stats::LatencyHistogram;
 use measure::{Cell, Chapter, Checksum, Experiment, Harness, Measurement};
-use reqwest::{Certificate, Client};
+use reqwest::{Certificate, Client, header};
 use serde::Serialize;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -28,7 +30,9 @@ const CHAPTER: Chapter = Chapter {
     about: "A service calls an upstream on 127.0.0.1 with reqwest: one shared client, a client \
             built per call and `Connection: close`, over plain HTTP and TLS (rustls, a \
             certificate made at run time), at a fixed open-loop rate; then a burst of first \
-            calls to `localhost`, to 127.0.0.1, and with the address resolved once.",
+            calls to `localhost`, to 127.0.0.1, and with the address resolved once; then lists \
+            of items, uncompressed, compressed per answer by tower-http's CompressionLayer \
+            (gzip, brotli, zstd; default and best levels) and stored compressed.",
     listing_dir: env!("CARGO_MANIFEST_DIR"),
     crates: &[
         "tokio",
@@ -38,6 +42,8 @@ const CHAPTER: Chapter = Chapter {
         "rustls",
         "rustls-platform-verifier",
         "rustls-native-certs",
+        "tower-http",
+        "async-compression",
     ],
     headline: &[
         "p50",
@@ -66,6 +72,11 @@ struct Params {
     burst: usize,
     /// `client_build`: clients built per cell.
     builds: usize,
+    /// `compression`: items per answer (each about 240 bytes of JSON: a small answer, a page of
+    /// a list, a large export), answers per second and per phase of a cell.
+    compress_items: [u64; 3],
+    compress_rate_per_s: f64,
+    compress_calls: usize,
 }
 
 impl Params {
@@ -77,6 +88,9 @@ impl Params {
             calls: if quick { 100 } else { 600 },
             burst: 32,
             builds: if quick { 10 } else { 50 },
+            compress_items: [4, 64, 512],
+            compress_rate_per_s: 50.0,
+            compress_calls: if quick { 10 } else { 50 },
         }
     }
 }
@@ -139,6 +153,18 @@ fn main() {
             |cell, _rep| client_build(p, Trust::named(&cell.variant)?),
         )
         .shaped_by(measure::fields!(p => builds)),
+        Experiment::new(
+            "compression",
+            Cell::grid(p.compress_items, Encoding::NAMES),
+            |cell, _rep| {
+                let count = cell
+                    .case
+                    .parse()
+                    .map_err(|_| format!("items `{}`", cell.case))?;
+                compression(p, count, Encoding::named(&cell.variant)?)
+            },
+        )
+        .shaped_by(measure::fields!(p => workers, compress_rate_per_s, compress_calls)),
     ]);
 }
 
@@ -194,14 +220,24 @@ async fn join_all(calls: Vec<tokio::task::JoinHandle<Answer>>) -> Vec<Answer> {
 /// The latencies of `count` calls of items `0..count`, once every call succeeded and the digests
 /// add up; else the first failure, named by the variant `what`.
 fn tally(answers: Vec<Answer>, count: usize, what: &str) -> Result<LatencyHistogram, String> {
+    tally_against(answers, (0..count as u64).map(item_digest), what)
+}
+
+/// The latencies of the calls, once every call succeeded and their digests add up to the
+/// `expected` ones'; else the first failure, named by `what`.
+fn tally_against(
+    answers: Vec<Answer>,
+    expected: impl IntoIterator<Item = u64>,
+    what: &str,
+) -> Result<LatencyHistogram, String> {
     let (mut latency, sum) = (LatencyHistogram::new(), Checksum::new());
     for answer in answers {
         let (took, digest) = answer.map_err(|e| format!("{what}: {e}"))?;
         latency.record(took);
         sum.add(digest);
     }
-    let expected = Checksum::expected((0..count as u64).map(item_digest));
-    sum.verify("digests", expected).map_err(|e| e.to_string())?;
+    sum.verify("digests", Checksum::expected(expected))
+        .map_err(|e| e.to_string())?;
     Ok(latency)
 }
 
@@ -422,4 +458,164 @@ fn client_build(p: &Params, trust: Trust) -> Result<Measurement, String> {
         start.elapsed().as_nanos() as f64 / p.builds as f64,
     );
     Ok(m)
+}
+
+/// One cell of `compression`: a fresh upstream; `compress_calls` answers of `count` items at
+/// `compress_rate_per_s` in `encoding`. An answer the layer compresses is measured beside the same
+/// answers uncompressed, in a phase of the cell before its own, so that the CPU it added and the
+/// bytes it saved come from one upstream.
+fn compression(p: &Params, count: u64, encoding: Encoding) -> Result<Measurement, String> {
+    let mut upstream = UpstreamProcess::start(CertKind::Good)?;
+    let cert = Certificate::from_pem(upstream.started.cert_pem.as_bytes())
+        .map_err(|e| format!("the upstream's certificate: {e}"))?;
+    let rt = measure::runtime(p.workers)?;
+    let asker = Asker {
+        client: new_client(&cert).map_err(|e| format!("building the client: {e}"))?,
+        base: Arc::from(format!("http://{}", upstream.started.compress)),
+        count,
+    };
+    let made_here = !matches!(encoding, Encoding::Identity | Encoding::Stored);
+    let plain = match made_here {
+        true => Some(answer_phase(
+            p,
+            &rt,
+            &mut upstream,
+            &asker,
+            Encoding::Identity,
+        )?),
+        false => None,
+    };
+    let this = answer_phase(p, &rt, &mut upstream, &asker, encoding)?;
+    let per_answer = |x: u64| x as f64 / p.compress_calls as f64;
+    let mut m = Measurement::new();
+    m.push("p50", "ns", this.latency.p50_ns())
+        .push("p99", "ns", this.latency.p99_ns())
+        .push(
+            "upstream_cpu_per_answer",
+            "ns",
+            per_answer(this.upstream.cpu_ns),
+        )
+        .push(
+            "wire_bytes_per_answer",
+            "bytes",
+            per_answer(this.upstream.bytes_written),
+        )
+        .push("gen_error_p99", "ns", this.gen_error_p99);
+    if let Some(plain) = plain {
+        let added_cpu_ns = per_answer(this.upstream.cpu_ns) - per_answer(plain.upstream.cpu_ns);
+        let saved_bytes =
+            per_answer(plain.upstream.bytes_written) - per_answer(this.upstream.bytes_written);
+        m.push("added_cpu_per_answer", "ns", added_cpu_ns)
+            .push(
+                "wire_ratio",
+                "x",
+                plain.upstream.bytes_written as f64 / this.upstream.bytes_written as f64,
+            )
+            .push(
+                "break_even_mbit_s",
+                "Mbit/s",
+                break_even_mbit_s(saved_bytes, added_cpu_ns),
+            );
+    }
+    Ok(m)
+}
+
+// ANCHOR: break_even
+/// The link speed below which compressing pays for itself on one answer: the time the saved
+/// bytes take on the link equals the CPU time compressing added. (Decoding on the other side,
+/// and sending while compressing, are left out.)
+fn break_even_mbit_s(saved_bytes: f64, added_cpu_ns: f64) -> f64 {
+    let saved_bits = saved_bytes * 8.0;
+    saved_bits / (added_cpu_ns.max(1.0) / 1e9) / 1e6
+}
+// ANCHOR_END: break_even
+
+/// What one phase of a `compression` cell measured.
+struct AnswerPhase {
+    latency: LatencyHistogram,
+    upstream: Counts,
+    gen_error_p99: f64,
+}
+
+/// One phase of a `compression` cell: an untimed answer first (the connection opened, a stored
+/// answer compressed), then `compress_calls` answers at the fixed rate, each checked.
+fn answer_phase(
+    p: &Params,
+    rt: &tokio::runtime::Runtime,
+    upstream: &mut UpstreamProcess,
+    asker: &Asker,
+    encoding: Encoding,
+) -> Result<AnswerPhase, String> {
+    let calls = p.compress_calls as u64;
+    rt.block_on(asker.ask(encoding, calls))
+        .map_err(|e| format!("the first answer: {e}"))?;
+    let before = upstream.counts()?;
+    let arrivals = fixed_rate(
+        p.compress_rate_per_s,
+        Duration::from_millis(5),
+        p.compress_calls,
+        (),
+    );
+    let mut handles = Vec::with_capacity(p.compress_calls);
+    let mut n = 0u64;
+    let report = OpenLoop::default().run(Instant::now(), &arrivals, |_, scheduled| {
+        let (asker, this) = (asker.clone(), n);
+        n += 1;
+        handles.push(rt.spawn(async move {
+            let digest = asker.ask(encoding, this).await?;
+            Ok::<_, Failure>((scheduled.elapsed(), digest))
+        }));
+    });
+    let answers = rt.block_on(join_all(handles));
+    let upstream_used = upstream.counts()?.since(&before);
+    let expected = (0..calls).map(|n| asker.digest_of(encoding, n));
+    let latency = tally_against(answers, expected, encoding.name())?;
+    Ok(AnswerPhase {
+        latency,
+        upstream: upstream_used,
+        gen_error_p99: report.timing_error.p99_ns(),
+    })
+}
+
+/// What each answer of a `compression` cell needs, cloned into its task.
+#[derive(Clone)]
+struct Asker {
+    client: Client,
+    base: Arc<str>,
+    count: u64,
+}
+
+impl Asker {
+    /// Asks for the `n`th answer in `encoding`, decodes it and checks its items: their digests' sum.
+    async fn ask(&self, encoding: Encoding, n: u64) -> Result<u64, Failure> {
+        let first = encoding.first_item(n, self.count);
+        let (path, accept) = encoding.request(first, self.count);
+        let request = self
+            .client
+            .get(format!("{}{path}", self.base))
+            .header(header::ACCEPT_ENCODING, accept);
+        let response = request.send().await.map_err(Failure::classify)?;
+        let response = response.error_for_status().map_err(Failure::classify)?;
+        let sent_as = response
+            .headers()
+            .get(header::CONTENT_ENCODING)
+            .map(|v| v.to_str().unwrap_or("?").to_string());
+        if sent_as.as_deref().unwrap_or("identity") != accept {
+            let sent = sent_as.unwrap_or("identity".into());
+            return Err(Failure::Body(format!("asked for {accept}, sent {sent}")));
+        }
+        let body = response.bytes().await.map_err(Failure::classify)?;
+        let json = decode(sent_as.as_deref(), &body)
+            .await
+            .map_err(Failure::Body)?;
+        check_items(&json, first, self.count).map_err(Failure::Body)
+    }
+
+    /// What `ask` returns for the `n`th answer when every item is right.
+    fn digest_of(&self, encoding: Encoding, n: u64) -> u64 {
+        let first = encoding.first_item(n, self.count);
+        (first..first + self.count)
+            .map(item_digest)
+            .fold(0, u64::wrapping_add)
+    }
 }

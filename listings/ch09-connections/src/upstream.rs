@@ -1,6 +1,7 @@
 //! The upstream: a small HTTP/1.1 service on 127.0.0.1, plain and TLS, that counts what each
-//! client costs it: connections accepted, TLS handshakes (full or resumed), requests. It runs in
-//! a process of its own (`src/bin/ch09-upstream.rs`), so that its CPU is measured apart.
+//! client costs it: connections accepted, TLS handshakes (full or resumed), requests, bytes
+//! written. A third listener serves compressed answers (`compress.rs`). It runs in a process of
+//! its own (`src/bin/ch09-upstream.rs`), so that its CPU is measured apart.
 
 use bytes::Bytes;
 use ch09_connections::tls::{Identity, server_config};
@@ -8,13 +9,17 @@ use http_body_util::Full;
 use hyper::body::Incoming;
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
+use hyper_util::service::TowerToHyperService;
 use serde::{Deserialize, Serialize};
 use std::net::SocketAddr;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::net::TcpListener;
+use std::task::{Context, Poll};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::{TcpListener, TcpStream};
 use tokio_rustls::TlsAcceptor;
+use tower::ServiceBuilder;
 
 /// What the upstream has counted since it started, and the CPU time its process used.
 #[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
@@ -24,6 +29,8 @@ pub struct Counts {
     pub resumed_handshakes: u64,
     pub failed_handshakes: u64,
     pub requests: u64,
+    /// Bytes written to the upstream's sockets: headers, bodies and TLS records, as sent.
+    pub bytes_written: u64,
     pub cpu_ns: u64,
 }
 
@@ -36,6 +43,7 @@ impl Counts {
             resumed_handshakes: self.resumed_handshakes - earlier.resumed_handshakes,
             failed_handshakes: self.failed_handshakes - earlier.failed_handshakes,
             requests: self.requests - earlier.requests,
+            bytes_written: self.bytes_written - earlier.bytes_written,
             cpu_ns: self.cpu_ns - earlier.cpu_ns,
         }
     }
@@ -48,34 +56,40 @@ struct Counters {
     resumed_handshakes: AtomicU64,
     failed_handshakes: AtomicU64,
     requests: AtomicU64,
+    bytes_written: Arc<AtomicU64>,
 }
 
-/// A running upstream: its two addresses, and its counters.
+/// A running upstream: its three addresses, and its counters.
 pub struct Upstream {
     pub plain: SocketAddr,
     pub tls: SocketAddr,
+    pub compress: SocketAddr,
     counters: Arc<Counters>,
 }
 
 impl Upstream {
-    /// Binds both listeners on 127.0.0.1 (ports the system picks) and serves them on the
+    /// Binds the three listeners on 127.0.0.1 (ports the system picks) and serves them on the
     /// current runtime.
     pub async fn start(identity: &Identity) -> Result<Upstream, String> {
         let acceptor = TlsAcceptor::from(server_config(identity)?);
-        let bind = || TcpListener::bind("127.0.0.1:0");
-        let (plain, tls) = (bind().await, bind().await);
-        let (plain, tls) = (
-            plain.map_err(|e| e.to_string())?,
-            tls.map_err(|e| e.to_string())?,
-        );
+        let bind = || async {
+            let listener = TcpListener::bind("127.0.0.1:0").await;
+            let listener = listener.map_err(|e| e.to_string())?;
+            let addr = listener.local_addr().map_err(|e| e.to_string())?;
+            Ok::<_, String>((listener, addr))
+        };
+        let ((plain, plain_addr), (tls, tls_addr)) = (bind().await?, bind().await?);
+        let (compress, compress_addr) = bind().await?;
         let counters = Arc::new(Counters::default());
         let upstream = Upstream {
-            plain: plain.local_addr().map_err(|e| e.to_string())?,
-            tls: tls.local_addr().map_err(|e| e.to_string())?,
+            plain: plain_addr,
+            tls: tls_addr,
+            compress: compress_addr,
             counters: counters.clone(),
         };
         tokio::spawn(accept_plain(plain, counters.clone()));
-        tokio::spawn(accept_tls(tls, acceptor, counters));
+        tokio::spawn(accept_tls(tls, acceptor, counters.clone()));
+        tokio::spawn(accept_compressing(compress, counters));
         Ok(upstream)
     }
 
@@ -88,23 +102,49 @@ impl Upstream {
             resumed_handshakes: c.resumed_handshakes.load(Relaxed),
             failed_handshakes: c.failed_handshakes.load(Relaxed),
             requests: c.requests.load(Relaxed),
+            bytes_written: c.bytes_written.load(Relaxed),
             cpu_ns: ch09_connections::probe::process_cpu().as_nanos() as u64,
         }
     }
 }
 
+/// The next connection, counted, its writes counted.
+async fn accept(listener: &TcpListener, counters: &Counters) -> Option<Counted<TcpStream>> {
+    let (stream, _) = listener.accept().await.ok()?;
+    counters.connections.fetch_add(1, Relaxed);
+    let _ = stream.set_nodelay(true);
+    Some(Counted {
+        inner: stream,
+        written: counters.bytes_written.clone(),
+    })
+}
+
 async fn accept_plain(listener: TcpListener, counters: Arc<Counters>) {
-    while let Ok((stream, _)) = listener.accept().await {
-        counters.connections.fetch_add(1, Relaxed);
-        let _ = stream.set_nodelay(true);
+    while let Some(stream) = accept(&listener, &counters).await {
         tokio::spawn(serve(stream, counters.clone()));
     }
 }
 
+/// Serves `compress::router` with hyper's HTTP/1.1 server, as the other listeners.
+async fn accept_compressing(listener: TcpListener, counters: Arc<Counters>) {
+    let router = ch09_connections::compress::router();
+    while let Some(stream) = accept(&listener, &counters).await {
+        let counters = counters.clone();
+        let service = ServiceBuilder::new()
+            .map_request(move |request: Request<Incoming>| {
+                counters.requests.fetch_add(1, Relaxed);
+                request
+            })
+            .service(router.clone());
+        tokio::spawn(
+            hyper::server::conn::http1::Builder::new()
+                .serve_connection(TokioIo::new(stream), TowerToHyperService::new(service)),
+        );
+    }
+}
+
 async fn accept_tls(listener: TcpListener, acceptor: TlsAcceptor, counters: Arc<Counters>) {
-    while let Ok((stream, _)) = listener.accept().await {
-        counters.connections.fetch_add(1, Relaxed);
-        let _ = stream.set_nodelay(true);
+    while let Some(stream) = accept(&listener, &counters).await {
         let (acceptor, counters) = (acceptor.clone(), counters.clone());
         tokio::spawn(async move {
             // The handshake runs in the connection's own task, as in any TLS server.
@@ -139,6 +179,60 @@ async fn serve<S: AsyncRead + AsyncWrite + Unpin + Send + 'static>(io: S, counte
     let _ = hyper::server::conn::http1::Builder::new()
         .serve_connection(TokioIo::new(io), service)
         .await;
+}
+
+/// A socket whose bytes written are added to a counter.
+struct Counted<S> {
+    inner: S,
+    written: Arc<AtomicU64>,
+}
+
+impl<S: AsyncRead + Unpin> AsyncRead for Counted<S> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.inner).poll_read(cx, buf)
+    }
+}
+
+impl<S: AsyncWrite + Unpin> AsyncWrite for Counted<S> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        let written = Pin::new(&mut self.inner).poll_write(cx, buf);
+        if let Poll::Ready(Ok(n)) = written {
+            self.written.fetch_add(n as u64, Relaxed);
+        }
+        written
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        let written = Pin::new(&mut self.inner).poll_write_vectored(cx, bufs);
+        if let Poll::Ready(Ok(n)) = written {
+            self.written.fetch_add(n as u64, Relaxed);
+        }
+        written
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
 }
 
 /// `/item/{id}` answers the item's JSON; anything else, 404.

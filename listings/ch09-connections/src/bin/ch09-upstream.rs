@@ -29,6 +29,7 @@ fn run() -> Result<(), String> {
     let started = Started {
         plain: upstream.plain,
         tls: upstream.tls,
+        compress: upstream.compress,
         cert_pem: identity.cert_pem.clone(),
     };
     let mut out = std::io::stdout().lock();

@@ -1,0 +1,208 @@
+//! Compressed answers: the upstream's list of items, made per request and compressed on the way
+//! out by tower-http's `CompressionLayer` (the algorithm the caller accepts, the level the path
+//! names), beside the same list compressed once and served as stored bytes. The caller decodes
+//! each answer with async-compression, the crate the layer encodes with, and checks its items.
+
+use async_compression::Level;
+use async_compression::tokio::bufread::{BrotliDecoder, GzipDecoder, GzipEncoder, ZstdDecoder};
+use axum::Router;
+use axum::extract::{Path, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use bytes::Bytes;
+use ch09_connections::upstream::{item_body, item_digest};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use tokio::io::AsyncReadExt;
+use tower_http::compression::{CompressionLayer, CompressionLevel};
+
+measure::variants! {
+    /// How the caller asks for an answer: the algorithm it accepts and the level of the layer
+    /// the request goes through, or the answer stored already compressed.
+    pub enum Encoding for "compression" {
+        Identity = "identity",
+        Gzip = "gzip",
+        GzipBest = "gzip_best",
+        Brotli = "br",
+        BrotliBest = "br_best",
+        Zstd = "zstd",
+        Stored = "stored_gzip",
+    }
+}
+
+impl Encoding {
+    /// The request's path for `count` items from `first`, and its `Accept-Encoding`.
+    pub fn request(self, first: u64, count: u64) -> (String, &'static str) {
+        let made = |level: &str| format!("/{level}/items/{first}/{count}");
+        match self {
+            Encoding::Identity => (made("default"), "identity"),
+            Encoding::Gzip => (made("default"), "gzip"),
+            Encoding::GzipBest => (made("best"), "gzip"),
+            Encoding::Brotli => (made("default"), "br"),
+            Encoding::BrotliBest => (made("best"), "br"),
+            Encoding::Zstd => (made("default"), "zstd"),
+            Encoding::Stored => (format!("/default/stored/{count}"), "gzip"),
+        }
+    }
+
+    /// The first item of the `n`th answer: made answers differ from call to call, as a list
+    /// endpoint's do; the stored answer is always the same list.
+    pub fn first_item(self, n: u64, count: u64) -> u64 {
+        match self {
+            Encoding::Stored => 0,
+            _ => n * count,
+        }
+    }
+}
+
+// ANCHOR: layers
+/// The routes, each behind a `CompressionLayer`: at its default level (flate2's 6 for gzip,
+/// zstd's 3, and for brotli tower-http's own 4 instead of the crate's 11), or at its best.
+pub fn router() -> Router {
+    let answers = Router::new()
+        .route("/items/{first}/{count}", get(items))
+        .route("/stored/{count}", get(stored))
+        .with_state(Stored::default());
+    let behind = |level| {
+        answers
+            .clone()
+            .layer(CompressionLayer::new().quality(level))
+    };
+    Router::new()
+        .nest("/default", behind(CompressionLevel::Default))
+        .nest("/best", behind(CompressionLevel::Best))
+}
+// ANCHOR_END: layers
+
+/// Most items an answer may hold: a bound on what a request can make the upstream build.
+pub const MAX_ITEMS: u64 = 10_000;
+
+/// `count` items from `first`, as a JSON array made for this request.
+pub fn items_json(first: u64, count: u64) -> String {
+    let items: Vec<String> = (first..first + count).map(item_body).collect();
+    format!("[{}]", items.join(","))
+}
+
+async fn items(Path((first, count)): Path<(u64, u64)>) -> Response {
+    if count > MAX_ITEMS {
+        return StatusCode::BAD_REQUEST.into_response();
+    }
+    (
+        [(header::CONTENT_TYPE, "application/json")],
+        items_json(first, count),
+    )
+        .into_response()
+}
+
+/// The stored answers, one per count, gzipped at the best level when first asked for: what a
+/// build step would store beside a static file.
+#[derive(Clone, Default)]
+struct Stored(Arc<Mutex<HashMap<u64, Bytes>>>);
+
+// ANCHOR: stored
+/// An answer stored compressed: the layer leaves a response that has a `Content-Encoding`
+/// alone, so these bytes go out as they are.
+async fn stored(State(cache): State<Stored>, Path(count): Path<u64>) -> Response {
+    if count > MAX_ITEMS {
+        return StatusCode::BAD_REQUEST.into_response();
+    }
+    let kept = cache.0.lock().expect("not poisoned").get(&count).cloned();
+    let body = match kept {
+        Some(body) => body,
+        None => {
+            let body = gzip_best(items_json(0, count).as_bytes()).await;
+            let mut cache = cache.0.lock().expect("not poisoned");
+            cache.entry(count).or_insert(body).clone()
+        }
+    };
+    let headers = [
+        (
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        ),
+        (header::CONTENT_ENCODING, HeaderValue::from_static("gzip")),
+    ];
+    (headers, body).into_response()
+}
+// ANCHOR_END: stored
+
+async fn gzip_best(plain: &[u8]) -> Bytes {
+    let mut out = Vec::new();
+    GzipEncoder::with_quality(plain, Level::Best)
+        .read_to_end(&mut out)
+        .await
+        .expect("reading from memory");
+    Bytes::from(out)
+}
+
+/// Decodes an answer sent with `encoding` (a `Content-Encoding` value, or none).
+pub async fn decode(encoding: Option<&str>, body: &[u8]) -> Result<Vec<u8>, String> {
+    let mut out = Vec::new();
+    let read = match encoding {
+        None | Some("identity") => return Ok(body.to_vec()),
+        Some("gzip") => GzipDecoder::new(body).read_to_end(&mut out).await,
+        Some("br") => BrotliDecoder::new(body).read_to_end(&mut out).await,
+        Some("zstd") => ZstdDecoder::new(body).read_to_end(&mut out).await,
+        Some(other) => return Err(format!("an answer in an encoding not asked for: {other}")),
+    };
+    read.map_err(|e| {
+        format!(
+            "a {} answer that does not decode: {e}",
+            encoding.unwrap_or("")
+        )
+    })?;
+    Ok(out)
+}
+
+/// Checks a decoded answer holds items `first..first + count` with their digests; their sum.
+pub fn check_items(json: &[u8], first: u64, count: u64) -> Result<u64, String> {
+    #[derive(serde::Deserialize)]
+    struct Item {
+        id: u64,
+        digest: u64,
+    }
+    let items: Vec<Item> =
+        serde_json::from_slice(json).map_err(|e| format!("not a list of items: {e}"))?;
+    if items.len() as u64 != count {
+        return Err(format!(
+            "{} items where {count} were asked for",
+            items.len()
+        ));
+    }
+    let mut sum = 0u64;
+    for (item, id) in items.iter().zip(first..) {
+        if item.id != id || item.digest != item_digest(id) {
+            return Err(format!("item {} where item {id} was expected", item.id));
+        }
+        sum = sum.wrapping_add(item.digest);
+    }
+    Ok(sum)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn stored_answer_decodes_to_the_items() {
+        let zipped = gzip_best(items_json(0, 3).as_bytes()).await;
+        let plain = decode(Some("gzip"), &zipped).await.unwrap();
+        let want = (0..3).map(item_digest).fold(0u64, u64::wrapping_add);
+        assert_eq!(check_items(&plain, 0, 3).unwrap(), want);
+    }
+
+    #[test]
+    fn a_wrong_list_is_refused() {
+        let json = items_json(5, 2);
+        assert!(check_items(json.as_bytes(), 5, 3).is_err());
+        assert!(check_items(json.as_bytes(), 4, 2).is_err());
+        assert!(check_items(b"{}", 0, 0).is_err());
+    }
+
+    #[tokio::test]
+    async fn an_unknown_encoding_is_an_error() {
+        assert!(decode(Some("deflate"), b"x").await.is_err());
+        assert!(decode(Some("gzip"), b"not gzip").await.is_err());
+    }
+}
