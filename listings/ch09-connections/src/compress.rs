@@ -14,6 +14,7 @@ use bytes::Bytes;
 use ch09_connections::upstream::{item_body, item_digest};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 use tokio::io::AsyncReadExt;
 use tower_http::compression::{CompressionLayer, CompressionLevel};
 
@@ -74,6 +75,20 @@ pub fn router() -> Router {
         .nest("/best", behind(CompressionLevel::Best))
 }
 // ANCHOR_END: layers
+
+/// How long an answer may take: long enough for the answers that queue behind brotli's best
+/// level on the largest list (the experiment measures the upstream's cost, not a deadline).
+pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The caller's client for these answers, over plain HTTP. reqwest is built here without its
+/// decoding features, so it hands over the bytes as sent and asks for no encoding itself.
+pub fn answer_client() -> reqwest::Result<reqwest::Client> {
+    reqwest::Client::builder()
+        .no_proxy()
+        .connect_timeout(ch09_connections::calls::CONNECT_TIMEOUT)
+        .timeout(ANSWER_TIMEOUT)
+        .build()
+}
 
 /// Most items an answer may hold: a bound on what a request can make the upstream build.
 pub const MAX_ITEMS: u64 = 10_000;

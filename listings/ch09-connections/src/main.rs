@@ -10,7 +10,7 @@ use ch09_connections::calls::{
     Failure, call_closing, call_shared, call_with_new_client, new_client, new_client_trusting_only,
 };
 use ch09_connections::child::UpstreamProcess;
-use ch09_connections::compress::{Encoding, check_items, decode};
+use ch09_connections::compress::{Encoding, answer_client, check_items, decode};
 use ch09_connections::names::{client_resolved_once, client_resolving};
 use ch09_connections::probe::{TcpResets, process_cpu, time_wait};
 use ch09_connections::tls::{CertKind, install_crypto};
@@ -466,11 +466,9 @@ fn client_build(p: &Params, trust: Trust) -> Result<Measurement, String> {
 /// bytes it saved come from one upstream.
 fn compression(p: &Params, count: u64, encoding: Encoding) -> Result<Measurement, String> {
     let mut upstream = UpstreamProcess::start(CertKind::Good)?;
-    let cert = Certificate::from_pem(upstream.started.cert_pem.as_bytes())
-        .map_err(|e| format!("the upstream's certificate: {e}"))?;
     let rt = measure::runtime(p.workers)?;
     let asker = Asker {
-        client: new_client(&cert).map_err(|e| format!("building the client: {e}"))?,
+        client: answer_client().map_err(|e| format!("building the client: {e}"))?,
         base: Arc::from(format!("http://{}", upstream.started.compress)),
         count,
     };
