@@ -5,18 +5,20 @@
 
 use async_compression::Level;
 use async_compression::tokio::bufread::{BrotliDecoder, GzipDecoder, GzipEncoder, ZstdDecoder};
-use axum::Router;
-use axum::extract::{Path, State};
-use axum::http::{HeaderValue, StatusCode, header};
-use axum::response::{IntoResponse, Response};
-use axum::routing::get;
 use bytes::Bytes;
 use ch09_connections::upstream::{item_body, item_digest};
+use http_body_util::Full;
+use hyper::{Request, Response, StatusCode, header};
 use std::collections::HashMap;
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
 use std::time::Duration;
 use tokio::io::AsyncReadExt;
-use tower_http::compression::{CompressionLayer, CompressionLevel};
+use tower::{Service, ServiceBuilder};
+use tower_http::compression::{Compression, CompressionLayer, CompressionLevel};
 
 measure::variants! {
     /// How the caller asks for an answer: the algorithm it accepts and the level of the layer
@@ -57,25 +59,6 @@ impl Encoding {
     }
 }
 
-// ANCHOR: layers
-/// The routes, each behind a `CompressionLayer`: at its default level (flate2's 6 for gzip,
-/// zstd's 3, and for brotli tower-http's own 4 instead of the crate's 11), or at its best.
-pub fn router() -> Router {
-    let answers = Router::new()
-        .route("/items/{first}/{count}", get(items))
-        .route("/stored/{count}", get(stored))
-        .with_state(Stored::default());
-    let behind = |level| {
-        answers
-            .clone()
-            .layer(CompressionLayer::new().quality(level))
-    };
-    Router::new()
-        .nest("/default", behind(CompressionLevel::Default))
-        .nest("/best", behind(CompressionLevel::Best))
-}
-// ANCHOR_END: layers
-
 /// How long an answer may take: long enough for the answers that queue behind brotli's best
 /// level on the largest list (the experiment measures the upstream's cost, not a deadline).
 pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(60);
@@ -90,6 +73,46 @@ pub fn answer_client() -> reqwest::Result<reqwest::Client> {
         .build()
 }
 
+// ANCHOR: layers
+/// The listener's service: the answers behind a `CompressionLayer` at its default level
+/// (flate2's 6 for gzip, zstd's 3, and for brotli tower-http's own 4 instead of the crate's
+/// 11), or at its best for the paths under `/best`.
+#[derive(Clone)]
+pub struct Compressing {
+    default: Compression<Answers>,
+    best: Compression<Answers>,
+}
+
+impl Compressing {
+    pub fn new() -> Compressing {
+        let answers = Answers::default();
+        let behind = |level| {
+            ServiceBuilder::new()
+                .layer(CompressionLayer::new().quality(level))
+                .service(answers.clone())
+        };
+        Compressing {
+            default: behind(CompressionLevel::Default),
+            best: behind(CompressionLevel::Best),
+        }
+    }
+
+    /// The service that answers `path`.
+    pub fn route(&self, path: &str) -> Compression<Answers> {
+        match path.starts_with("/best/") {
+            true => self.best.clone(),
+            false => self.default.clone(),
+        }
+    }
+}
+// ANCHOR_END: layers
+
+impl Default for Compressing {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 /// Most items an answer may hold: a bound on what a request can make the upstream build.
 pub const MAX_ITEMS: u64 = 10_000;
 
@@ -99,48 +122,83 @@ pub fn items_json(first: u64, count: u64) -> String {
     format!("[{}]", items.join(","))
 }
 
-async fn items(Path((first, count)): Path<(u64, u64)>) -> Response {
-    if count > MAX_ITEMS {
-        return StatusCode::BAD_REQUEST.into_response();
-    }
-    (
-        [(header::CONTENT_TYPE, "application/json")],
-        items_json(first, count),
-    )
-        .into_response()
-}
-
-/// The stored answers, one per count, gzipped at the best level when first asked for: what a
-/// build step would store beside a static file.
+/// The answers, uncompressed: `/{level}/items/{first}/{count}`, a list made for the request, and
+/// `/{level}/stored/{count}`, a list gzipped when first asked for and kept, as a build step
+/// would store it beside a static file.
 #[derive(Clone, Default)]
-struct Stored(Arc<Mutex<HashMap<u64, Bytes>>>);
-
-// ANCHOR: stored
-/// An answer stored compressed: the layer leaves a response that has a `Content-Encoding`
-/// alone, so these bytes go out as they are.
-async fn stored(State(cache): State<Stored>, Path(count): Path<u64>) -> Response {
-    if count > MAX_ITEMS {
-        return StatusCode::BAD_REQUEST.into_response();
-    }
-    let kept = cache.0.lock().expect("not poisoned").get(&count).cloned();
-    let body = match kept {
-        Some(body) => body,
-        None => {
-            let body = gzip_best(items_json(0, count).as_bytes()).await;
-            let mut cache = cache.0.lock().expect("not poisoned");
-            cache.entry(count).or_insert(body).clone()
-        }
-    };
-    let headers = [
-        (
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("application/json"),
-        ),
-        (header::CONTENT_ENCODING, HeaderValue::from_static("gzip")),
-    ];
-    (headers, body).into_response()
+pub struct Answers {
+    stored: Arc<Mutex<HashMap<u64, Bytes>>>,
 }
-// ANCHOR_END: stored
+
+impl<B> Service<Request<B>> for Answers {
+    type Response = Response<Full<Bytes>>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<B>) -> Self::Future {
+        let (answers, path) = (self.clone(), request.uri().path().to_string());
+        Box::pin(async move { Ok(answers.answer(&path).await) })
+    }
+}
+
+impl Answers {
+    async fn answer(&self, path: &str) -> Response<Full<Bytes>> {
+        let route = path.strip_prefix("/default").or(path.strip_prefix("/best"));
+        let parts: Vec<&str> = route.unwrap_or("").split('/').skip(1).collect();
+        let count = |text: &str| text.parse().ok().filter(|c| *c <= MAX_ITEMS);
+        match parts[..] {
+            ["items", first, n] => match (first.parse(), count(n)) {
+                (Ok(first), Some(n)) => json(Bytes::from(items_json(first, n)), None),
+                _ => status(StatusCode::BAD_REQUEST),
+            },
+            ["stored", n] => match count(n) {
+                Some(n) => json(self.stored(n).await, Some("gzip")),
+                None => status(StatusCode::BAD_REQUEST),
+            },
+            _ => status(StatusCode::NOT_FOUND),
+        }
+    }
+
+    // ANCHOR: stored
+    /// A list stored compressed. The answer carries its `Content-Encoding`, and the layer leaves
+    /// a response that has one alone: these bytes go out as they are.
+    async fn stored(&self, count: u64) -> Bytes {
+        let kept = self
+            .stored
+            .lock()
+            .expect("not poisoned")
+            .get(&count)
+            .cloned();
+        match kept {
+            Some(body) => body,
+            None => {
+                let body = gzip_best(items_json(0, count).as_bytes()).await;
+                let mut stored = self.stored.lock().expect("not poisoned");
+                stored.entry(count).or_insert(body).clone()
+            }
+        }
+    }
+    // ANCHOR_END: stored
+}
+
+/// A JSON answer, with the `Content-Encoding` it is already in, if any.
+fn json(body: Bytes, encoding: Option<&'static str>) -> Response<Full<Bytes>> {
+    let mut response = Response::builder().header(header::CONTENT_TYPE, "application/json");
+    if let Some(encoding) = encoding {
+        response = response.header(header::CONTENT_ENCODING, encoding);
+    }
+    response.body(Full::new(body)).expect("a valid response")
+}
+
+fn status(code: StatusCode) -> Response<Full<Bytes>> {
+    let mut response = Response::new(Full::new(Bytes::new()));
+    *response.status_mut() = code;
+    response
+}
 
 async fn gzip_best(plain: &[u8]) -> Bytes {
     let mut out = Vec::new();

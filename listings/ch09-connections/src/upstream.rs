@@ -4,12 +4,12 @@
 //! its own (`src/bin/ch09-upstream.rs`), so that its CPU is measured apart.
 
 use bytes::Bytes;
+use ch09_connections::compress::Compressing;
 use ch09_connections::tls::{Identity, server_config};
 use http_body_util::Full;
 use hyper::body::Incoming;
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
-use hyper_util::service::TowerToHyperService;
 use serde::{Deserialize, Serialize};
 use std::net::SocketAddr;
 use std::pin::Pin;
@@ -19,7 +19,7 @@ use std::task::{Context, Poll};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio_rustls::TlsAcceptor;
-use tower::ServiceBuilder;
+use tower::ServiceExt;
 
 /// What the upstream has counted since it started, and the CPU time its process used.
 #[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
@@ -125,20 +125,18 @@ async fn accept_plain(listener: TcpListener, counters: Arc<Counters>) {
     }
 }
 
-/// Serves `compress::router` with hyper's HTTP/1.1 server, as the other listeners.
+/// Serves `compress::Compressing` with hyper's HTTP/1.1 server, as the other listeners.
 async fn accept_compressing(listener: TcpListener, counters: Arc<Counters>) {
-    let router = ch09_connections::compress::router();
+    let compressing = Compressing::new();
     while let Some(stream) = accept(&listener, &counters).await {
-        let counters = counters.clone();
-        let service = ServiceBuilder::new()
-            .map_request(move |request: Request<Incoming>| {
-                counters.requests.fetch_add(1, Relaxed);
-                request
-            })
-            .service(router.clone());
+        let (compressing, counters) = (compressing.clone(), counters.clone());
+        let service = hyper::service::service_fn(move |request: Request<Incoming>| {
+            counters.requests.fetch_add(1, Relaxed);
+            compressing.route(request.uri().path()).oneshot(request)
+        });
         tokio::spawn(
             hyper::server::conn::http1::Builder::new()
-                .serve_connection(TokioIo::new(stream), TowerToHyperService::new(service)),
+                .serve_connection(TokioIo::new(stream), service),
         );
     }
 }
