@@ -72,7 +72,7 @@ struct Params {
     burst: usize,
     /// `client_build`: clients built per cell.
     builds: usize,
-    /// `compression`: items per answer (each about 240 bytes of JSON: a small answer, a page of
+    /// `compression`: items per answer (each about 190 bytes of JSON: a small answer, a page of
     /// a list, a large export), answers per second and per phase of a cell.
     compress_items: [u64; 3],
     compress_rate_per_s: f64,
@@ -156,15 +156,20 @@ fn main() {
         Experiment::new(
             "compression",
             Cell::grid(p.compress_items, Encoding::NAMES),
-            |cell, _rep| {
+            |cell, rep| {
                 let count = cell
                     .case
                     .parse()
                     .map_err(|_| format!("items `{}`", cell.case))?;
-                compression(p, count, Encoding::named(&cell.variant)?)
+                compression(p, count, Encoding::named(&cell.variant)?, rep)
             },
         )
-        .shaped_by(measure::fields!(p => workers, compress_rate_per_s, compress_calls)),
+        .shaped_by(measure::fields!(
+            p => workers,
+            upstream_workers,
+            compress_rate_per_s,
+            compress_calls
+        )),
     ]);
 }
 
@@ -462,9 +467,15 @@ fn client_build(p: &Params, trust: Trust) -> Result<Measurement, String> {
 
 /// One cell of `compression`: a fresh upstream; `compress_calls` answers of `count` items at
 /// `compress_rate_per_s` in `encoding`. An answer the layer compresses is measured beside the same
-/// answers uncompressed, in a phase of the cell before its own, so that the CPU it added and the
-/// bytes it saved come from one upstream.
-fn compression(p: &Params, count: u64, encoding: Encoding) -> Result<Measurement, String> {
+/// answers uncompressed, in a phase of the cell of their own, so that the CPU it added and the
+/// bytes it saved come from one upstream; the plain phase comes first in even repetitions and
+/// last in odd ones, so that what a process does early lands on both sides.
+fn compression(
+    p: &Params,
+    count: u64,
+    encoding: Encoding,
+    rep: u32,
+) -> Result<Measurement, String> {
     let mut upstream = UpstreamProcess::start(CertKind::Good)?;
     let rt = measure::runtime(p.workers)?;
     let asker = Asker {
@@ -472,18 +483,19 @@ fn compression(p: &Params, count: u64, encoding: Encoding) -> Result<Measurement
         base: Arc::from(format!("http://{}", upstream.started.compress)),
         count,
     };
+    let mut phase = |encoding| answer_phase(p, &rt, &mut upstream, &asker, encoding);
     let made_here = !matches!(encoding, Encoding::Identity | Encoding::Stored);
-    let plain = match made_here {
-        true => Some(answer_phase(
-            p,
-            &rt,
-            &mut upstream,
-            &asker,
-            Encoding::Identity,
-        )?),
-        false => None,
+    let (this, plain) = match (made_here, rep.is_multiple_of(2)) {
+        (false, _) => (phase(encoding)?, None),
+        (true, true) => {
+            let plain = phase(Encoding::Identity)?;
+            (phase(encoding)?, Some(plain))
+        }
+        (true, false) => {
+            let this = phase(encoding)?;
+            (this, Some(phase(Encoding::Identity)?))
+        }
     };
-    let this = answer_phase(p, &rt, &mut upstream, &asker, encoding)?;
     let per_answer = |x: u64| x as f64 / p.compress_calls as f64;
     let mut m = Measurement::new();
     m.push("p50", "ns", this.latency.p50_ns())
@@ -498,33 +510,54 @@ fn compression(p: &Params, count: u64, encoding: Encoding) -> Result<Measurement
             "bytes",
             per_answer(this.upstream.bytes_written),
         )
+        .push(
+            "connections_per_answer",
+            "count",
+            per_answer(this.upstream.connections),
+        )
         .push("gen_error_p99", "ns", this.gen_error_p99);
     if let Some(plain) = plain {
         let added_cpu_ns = per_answer(this.upstream.cpu_ns) - per_answer(plain.upstream.cpu_ns);
         let saved_bytes =
             per_answer(plain.upstream.bytes_written) - per_answer(this.upstream.bytes_written);
-        m.push("added_cpu_per_answer", "ns", added_cpu_ns)
-            .push(
-                "wire_ratio",
-                "x",
-                plain.upstream.bytes_written as f64 / this.upstream.bytes_written as f64,
-            )
-            .push(
-                "break_even_mbit_s",
-                "Mbit/s",
-                break_even_mbit_s(saved_bytes, added_cpu_ns),
-            );
+        m.push(
+            "plain_cpu_per_answer",
+            "ns",
+            per_answer(plain.upstream.cpu_ns),
+        )
+        .push(
+            "plain_wire_bytes_per_answer",
+            "bytes",
+            per_answer(plain.upstream.bytes_written),
+        )
+        .push("added_cpu_per_answer", "ns", added_cpu_ns)
+        .push(
+            "wire_ratio",
+            "x",
+            plain.upstream.bytes_written as f64 / this.upstream.bytes_written as f64,
+        )
+        .push(
+            "break_even_mbit_s",
+            "Mbit/s",
+            break_even_mbit_s(saved_bytes, added_cpu_ns)?,
+        );
     }
     Ok(m)
 }
 
 // ANCHOR: break_even
-/// The link speed below which compressing pays for itself on one answer: the time the saved
-/// bytes take on the link equals the CPU time compressing added. (Decoding on the other side,
-/// and sending while compressing, are left out.)
-fn break_even_mbit_s(saved_bytes: f64, added_cpu_ns: f64) -> f64 {
+/// The link speed at which compressing one answer costs as much time as it saves: the saved
+/// bytes' time on the link equals the CPU time compressing added. An estimate for one answer:
+/// decoding on the other side, and sending while compressing, are left out. An error where
+/// compressing added no CPU the process clock could see: no speed follows from that.
+fn break_even_mbit_s(saved_bytes: f64, added_cpu_ns: f64) -> Result<f64, String> {
+    if added_cpu_ns <= 0.0 {
+        return Err(format!(
+            "compressing added {added_cpu_ns} ns per answer: no break-even speed"
+        ));
+    }
     let saved_bits = saved_bytes * 8.0;
-    saved_bits / (added_cpu_ns.max(1.0) / 1e9) / 1e6
+    Ok(saved_bits / (added_cpu_ns / 1e9) / 1e6)
 }
 // ANCHOR_END: break_even
 
