@@ -1,7 +1,7 @@
 //! How a service calls its upstream: the pitfall (a client built for each call) and the two
 //! ways a connection is reused or not (one shared client, and `Connection: close`).
 
-use ch09_connections::upstream::{item_digest, item_path};
+use ch09_connections::upstream::{item_digest, item_path, work_path};
 use reqwest::{Certificate, Client, RequestBuilder, header};
 use std::time::Duration;
 
@@ -62,23 +62,54 @@ pub async fn call_closing(client: &Client, base: &str, id: u64) -> Result<u64, F
 
 /// Sends the request, reads the item and checks its digest.
 pub async fn fetch_digest(request: RequestBuilder) -> Result<u64, Failure> {
-    let response = request.send().await.map_err(Failure::classify)?;
-    let response = response.error_for_status().map_err(Failure::classify)?;
-    let body = response.bytes().await.map_err(Failure::classify)?;
-    let item: Item = serde_json::from_slice(&body).map_err(|e| Failure::Body(e.to_string()))?;
-    match item.digest == item_digest(item.id) {
-        true => Ok(item.digest),
+    fetch_item(request).await?.checked()
+}
+
+// ANCHOR: work
+/// A call of the `keep_alive` experiment: item `id` after `rounds` of the upstream's work, its
+/// digest checked and the work's result compared with `expected` (computed once by the caller).
+pub async fn call_work(
+    client: &Client,
+    base: &str,
+    (rounds, expected): (u64, u64),
+    id: u64,
+) -> Result<u64, Failure> {
+    let item = fetch_item(client.get(format!("{base}{}", work_path(rounds, id)))).await?;
+    match item.work == Some(expected) {
+        true => item.checked(),
         false => Err(Failure::Body(format!(
-            "item {} has a wrong digest",
+            "item {} has a wrong work result",
             item.id
         ))),
     }
+}
+// ANCHOR_END: work
+
+async fn fetch_item(request: RequestBuilder) -> Result<Item, Failure> {
+    let response = request.send().await.map_err(Failure::classify)?;
+    let response = response.error_for_status().map_err(Failure::classify)?;
+    let body = response.bytes().await.map_err(Failure::classify)?;
+    serde_json::from_slice(&body).map_err(|e| Failure::Body(e.to_string()))
 }
 
 #[derive(serde::Deserialize)]
 struct Item {
     id: u64,
     digest: u64,
+    /// The work's result, in a `/work` answer.
+    work: Option<u64>,
+}
+
+impl Item {
+    fn checked(self) -> Result<u64, Failure> {
+        match self.digest == item_digest(self.id) {
+            true => Ok(self.digest),
+            false => Err(Failure::Body(format!(
+                "item {} has a wrong digest",
+                self.id
+            ))),
+        }
+    }
 }
 
 /// Why a call failed, as a service would count it.

@@ -2,26 +2,29 @@
 //! with one shared client, a client per call, and `Connection: close`, over plain HTTP and TLS;
 //! `first_calls` sends a burst of first calls through a fresh client that looks `localhost` up,
 //! that is given `127.0.0.1`, and that was given the address once; `compression` asks for lists
-//! of items uncompressed, compressed by tower-http's layer, and stored compressed.
+//! of items uncompressed, compressed by tower-http's layer, and stored compressed; `keep_alive`
+//! offers the upstream three-quarters of its capacity, from one client that keeps its connections
+//! and from a new client for each request.
 //!
 //! `cargo run -p ch09-connections -- --help` lists the flags.
 
 use ch09_connections::calls::{
-    Failure, call_closing, call_shared, call_with_new_client, new_client, new_client_trusting_only,
+    Failure, call_closing, call_shared, call_with_new_client, call_work, new_client,
+    new_client_trusting_only,
 };
 use ch09_connections::child::UpstreamProcess;
 use ch09_connections::compress::{Encoding, answer_client, check_items, decode};
 use ch09_connections::names::{client_resolved_once, client_resolving};
 use ch09_connections::probe::{TcpResets, process_cpu, time_wait};
 use ch09_connections::tls::{CertKind, install_crypto};
-use ch09_connections::upstream::{Counts, item_digest};
+use ch09_connections::upstream::{Counts, item_digest, work};
 use measure::loadgen::{OpenLoop, fixed_rate};
 use measure::stats::LatencyHistogram;
 use measure::{Cell, Chapter, Checksum, Experiment, Harness, Measurement};
 use reqwest::{Certificate, Client, header};
 use serde::Serialize;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 const CHAPTER: Chapter = Chapter {
@@ -32,7 +35,9 @@ const CHAPTER: Chapter = Chapter {
             certificate made at run time), at a fixed open-loop rate; then a burst of first \
             calls to `localhost`, to 127.0.0.1, and with the address resolved once; then lists \
             of items, uncompressed, compressed per answer by tower-http's CompressionLayer \
-            (gzip, brotli, zstd; default and best levels) and stored compressed.",
+            (gzip, brotli, zstd; default and best levels) and stored compressed; then the \
+            upstream, its answers about 1 ms of work each, at three-quarters of its capacity \
+            from a client that keeps its connections and from a new client per request.",
     listing_dir: env!("CARGO_MANIFEST_DIR"),
     crates: &[
         "tokio",
@@ -77,6 +82,16 @@ struct Params {
     compress_items: [u64; 3],
     compress_rate_per_s: f64,
     compress_calls: usize,
+    /// `keep_alive`: rounds of work in each answer, about a millisecond of CPU on the book's
+    /// machines: twice Chapter 7's load page, so that the caller's own handshakes, on the other
+    /// CPU, stay under half a core while the upstream's one worker fills. The load as a share of
+    /// the upstream's capacity, where Chapter 7's curve bends; seconds per cell; and the calls
+    /// kept in flight, and the seconds, that measure the capacity.
+    work_rounds: u64,
+    keepalive_load_percent: u32,
+    keepalive_secs: f64,
+    capacity_callers: usize,
+    capacity_secs: f64,
 }
 
 impl Params {
@@ -91,6 +106,11 @@ impl Params {
             compress_items: [4, 64, 512],
             compress_rate_per_s: 50.0,
             compress_calls: if quick { 10 } else { 50 },
+            work_rounds: 250_000,
+            keepalive_load_percent: 75,
+            keepalive_secs: if quick { 0.5 } else { 3.0 },
+            capacity_callers: 4,
+            capacity_secs: if quick { 0.3 } else { 1.0 },
         }
     }
 }
@@ -104,9 +124,16 @@ measure::variants! {
 }
 
 measure::variants! {
-    enum Scheme for "client_reuse" {
+    enum Scheme for "client_reuse and keep_alive" {
         Http = "http",
         Https = "https",
+    }
+}
+
+measure::variants! {
+    enum Keeping for "keep_alive" {
+        KeepAlive = "keep_alive",
+        NewConnection = "new_connection",
     }
 }
 
@@ -169,6 +196,26 @@ fn main() {
             upstream_workers,
             compress_rate_per_s,
             compress_calls
+        )),
+        Experiment::new(
+            "keep_alive",
+            Cell::grid(Scheme::NAMES, Keeping::NAMES),
+            |cell, _rep| {
+                keep_alive(
+                    p,
+                    Scheme::named(&cell.case)?,
+                    Keeping::named(&cell.variant)?,
+                )
+            },
+        )
+        .shaped_by(measure::fields!(
+            p => workers,
+            upstream_workers,
+            work_rounds,
+            keepalive_load_percent,
+            keepalive_secs,
+            capacity_callers,
+            capacity_secs
         )),
     ]);
 }
@@ -250,18 +297,8 @@ fn tally_against(
 /// scheduled time whether or not earlier ones have answered.
 fn client_reuse(p: &Params, scheme: Scheme, reuse: Reuse) -> Result<Measurement, String> {
     let mut upstream = UpstreamProcess::start(CertKind::Good)?;
-    let (base, port) = match scheme {
-        Scheme::Http => (
-            format!("http://{}", upstream.started.plain),
-            upstream.started.plain.port(),
-        ),
-        Scheme::Https => (
-            format!("https://{}", upstream.started.tls),
-            upstream.started.tls.port(),
-        ),
-    };
-    let cert = Certificate::from_pem(upstream.started.cert_pem.as_bytes())
-        .map_err(|e| format!("the upstream's certificate: {e}"))?;
+    let (base, port) = scheme_base(&upstream, scheme);
+    let cert = upstream_cert(&upstream)?;
     let rt = measure::runtime(p.workers)?;
     let shared = new_client(&cert).map_err(|e| format!("building the client: {e}"))?;
     let caller = Caller {
@@ -351,6 +388,21 @@ fn client_reuse(p: &Params, scheme: Scheme, reuse: Reuse) -> Result<Measurement,
         .push("gen_error_p99", "ns", report.timing_error.p99_ns())
         .push("generator_cpu", "share", report.cpu_share());
     Ok(m)
+}
+
+/// The upstream's base URL in `scheme`, and its port.
+fn scheme_base(upstream: &UpstreamProcess, scheme: Scheme) -> (String, u16) {
+    let (prefix, addr) = match scheme {
+        Scheme::Http => ("http", upstream.started.plain),
+        Scheme::Https => ("https", upstream.started.tls),
+    };
+    (format!("{prefix}://{addr}"), addr.port())
+}
+
+/// The certificate the upstream presents, for the clients to trust.
+fn upstream_cert(upstream: &UpstreamProcess) -> Result<Certificate, String> {
+    Certificate::from_pem(upstream.started.cert_pem.as_bytes())
+        .map_err(|e| format!("the upstream's certificate: {e}"))
 }
 
 /// What each call of a `client_reuse` cell needs, cloned into its task.
@@ -446,8 +498,7 @@ fn wait_for_threads(started: &AtomicU64, count: u64) -> Result<(), String> {
 /// the time per build. Both trust the upstream's certificate; one also reads the system's roots.
 fn client_build(p: &Params, trust: Trust) -> Result<Measurement, String> {
     let upstream = UpstreamProcess::start(CertKind::Good)?;
-    let cert = Certificate::from_pem(upstream.started.cert_pem.as_bytes())
-        .map_err(|e| format!("the upstream's certificate: {e}"))?;
+    let cert = upstream_cert(&upstream)?;
     let build = || match trust {
         Trust::SystemAndUpstream => new_client(&cert),
         Trust::UpstreamOnly => new_client_trusting_only(&cert),
@@ -649,4 +700,151 @@ impl Asker {
             .map(item_digest)
             .fold(0, u64::wrapping_add)
     }
+}
+
+/// One cell of `keep_alive`: a fresh upstream whose answers each cost `work_rounds` of CPU,
+/// offered `keepalive_load_percent` of its capacity for `keepalive_secs`, open loop, by one client
+/// that keeps its connections or by a new client for each request: a new connection every time,
+/// and over TLS a full handshake (callers that do not come back).
+fn keep_alive(p: &Params, scheme: Scheme, keeping: Keeping) -> Result<Measurement, String> {
+    let rate = work_capacity(p)? * f64::from(p.keepalive_load_percent) / 100.0;
+    let calls = (rate * p.keepalive_secs).round() as usize;
+    let mut upstream = UpstreamProcess::start(CertKind::Good)?;
+    let cert = upstream_cert(&upstream)?;
+    let visitor = Visitor {
+        keeping,
+        shared: new_client_trusting_only(&cert).map_err(|e| format!("building the client: {e}"))?,
+        cert,
+        base: Arc::from(scheme_base(&upstream, scheme).0),
+        work: (p.work_rounds, work(p.work_rounds)),
+    };
+    let rt = measure::runtime(p.workers)?;
+    // One call first, untimed, as in `client_reuse`: the shared client's first connection.
+    rt.block_on(visitor.call(u64::MAX))
+        .map_err(|e| format!("the first call: {e}"))?;
+
+    let before = upstream.counts()?;
+    let cpu_before = process_cpu();
+    let arrivals = fixed_rate(rate, Duration::from_millis(5), calls, ());
+    let mut handles = Vec::with_capacity(calls);
+    let mut next_id = 0u64;
+    let start = Instant::now();
+    let report = OpenLoop::default().run(start, &arrivals, |_, scheduled| {
+        let (visitor, id) = (visitor.clone(), next_id);
+        next_id += 1;
+        handles.push(rt.spawn(async move {
+            let digest = visitor.call(id).await?;
+            Ok::<_, Failure>((scheduled.elapsed(), digest))
+        }));
+    });
+    let answers = rt.block_on(join_all(handles));
+    let took = start.elapsed();
+    let client_cpu = process_cpu()
+        .saturating_sub(cpu_before)
+        .saturating_sub(report.cpu);
+    let used = upstream.counts()?.since(&before);
+
+    let latency = tally(answers, calls, keeping.name())?;
+    let per_call = |x: u64| x as f64 / calls as f64;
+    let mut m = Measurement::new();
+    let throughput = calls as f64 / took.as_secs_f64();
+    m.push("offered_per_s", "/s", rate)
+        .push("throughput_per_s", "/s", throughput)
+        .push("answered_share", "share", throughput / rate)
+        .push("p50", "ns", latency.p50_ns())
+        .push("p99", "ns", latency.p99_ns())
+        .push(
+            "upstream_busy",
+            "cores",
+            used.cpu_ns as f64 / took.as_nanos() as f64,
+        )
+        .push("upstream_cpu_per_call", "ns", per_call(used.cpu_ns))
+        .push(
+            "client_cpu_per_call",
+            "ns",
+            per_call(client_cpu.as_nanos() as u64),
+        )
+        .push("connections_per_call", "count", per_call(used.connections))
+        .push(
+            "full_handshakes_per_call",
+            "count",
+            per_call(used.full_handshakes),
+        )
+        .push("gen_error_p99", "ns", report.timing_error.p99_ns())
+        .push("generator_cpu", "share", report.cpu_share());
+    Ok(m)
+}
+
+/// What each call of a `keep_alive` cell needs, cloned into its task.
+#[derive(Clone)]
+struct Visitor {
+    keeping: Keeping,
+    cert: Certificate,
+    base: Arc<str>,
+    shared: Client,
+    /// The rounds of work asked for, and their result.
+    work: (u64, u64),
+}
+
+impl Visitor {
+    async fn call(&self, id: u64) -> Result<u64, Failure> {
+        match self.keeping {
+            Keeping::KeepAlive => call_work(&self.shared, &self.base, self.work, id).await,
+            Keeping::NewConnection => {
+                // Its own pool and session cache: nothing to reuse, nothing to resume.
+                let client = new_client_trusting_only(&self.cert).map_err(Failure::Build)?;
+                call_work(&client, &self.base, self.work, id).await
+            }
+        }
+    }
+}
+
+/// The upstream's capacity for `/work` answers, measured once per run ([`measure_capacity`]):
+/// the rate `keep_alive` offers a share of.
+fn work_capacity(p: &Params) -> Result<f64, String> {
+    static CAPACITY: OnceLock<Result<f64, String>> = OnceLock::new();
+    CAPACITY.get_or_init(|| measure_capacity(p)).clone()
+}
+
+/// Answers a second from a fresh upstream over plain HTTP with `capacity_callers` calls always
+/// in flight through one client (its connections kept), back to back for `capacity_secs`, after
+/// one call each.
+fn measure_capacity(p: &Params) -> Result<f64, String> {
+    let upstream = UpstreamProcess::start(CertKind::Good)?;
+    let base: Arc<str> = Arc::from(scheme_base(&upstream, Scheme::Http).0);
+    let client = new_client_trusting_only(&upstream_cert(&upstream)?)
+        .map_err(|e| format!("building the client: {e}"))?;
+    let work = (p.work_rounds, work(p.work_rounds));
+    let rt = measure::runtime(p.workers)?;
+    let caller = |deadline: Option<Instant>| {
+        let (client, base) = (client.clone(), base.clone());
+        rt.spawn(async move {
+            let mut answered = 0u64;
+            loop {
+                call_work(&client, &base, work, answered).await?;
+                answered += 1;
+                if deadline.is_none_or(|d| Instant::now() >= d) {
+                    return Ok::<_, Failure>(answered);
+                }
+            }
+        })
+    };
+    let run = |deadline| {
+        let callers: Vec<_> = (0..p.capacity_callers).map(|_| caller(deadline)).collect();
+        rt.block_on(async {
+            let mut answered = 0;
+            for c in callers {
+                answered += c
+                    .await
+                    .map_err(|e| e.to_string())?
+                    .map_err(|e| e.to_string())?;
+            }
+            Ok::<u64, String>(answered)
+        })
+    };
+    run(None).map_err(|e| format!("the capacity's first calls: {e}"))?;
+    let start = Instant::now();
+    let answered = run(Some(start + Duration::from_secs_f64(p.capacity_secs)))
+        .map_err(|e| format!("measuring the capacity: {e}"))?;
+    Ok(answered as f64 / start.elapsed().as_secs_f64())
 }

@@ -233,18 +233,37 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for Counted<S> {
     }
 }
 
-/// `/item/{id}` answers the item's JSON; anything else, 404.
+/// `/item/{id}` answers the item's JSON; `/work/{rounds}/{id}` the same after `rounds` of work
+/// (400 above [`MAX_WORK_ROUNDS`]); anything else, 404.
 fn answer(path: &str) -> Response<Full<Bytes>> {
-    match path.strip_prefix("/item/").and_then(|id| id.parse().ok()) {
-        Some(id) => Response::builder()
-            .header("content-type", "application/json")
-            .body(Full::new(Bytes::from(item_body(id))))
-            .expect("a valid response"),
-        None => Response::builder()
-            .status(StatusCode::NOT_FOUND)
-            .body(Full::new(Bytes::new()))
-            .expect("a valid response"),
+    if let Some(id) = path.strip_prefix("/item/").and_then(|id| id.parse().ok()) {
+        return json(item_body(id));
     }
+    match path.strip_prefix("/work/").and_then(parse_work) {
+        Some((rounds, _)) if rounds > MAX_WORK_ROUNDS => status(StatusCode::BAD_REQUEST),
+        Some((rounds, id)) => json(work_body(id, rounds)),
+        None => status(StatusCode::NOT_FOUND),
+    }
+}
+
+fn json(body: String) -> Response<Full<Bytes>> {
+    Response::builder()
+        .header("content-type", "application/json")
+        .body(Full::new(Bytes::from(body)))
+        .expect("a valid response")
+}
+
+fn status(code: StatusCode) -> Response<Full<Bytes>> {
+    Response::builder()
+        .status(code)
+        .body(Full::new(Bytes::new()))
+        .expect("a valid response")
+}
+
+/// `{rounds}/{id}`, both numbers.
+fn parse_work(rest: &str) -> Option<(u64, u64)> {
+    let (rounds, id) = rest.split_once('/')?;
+    Some((rounds.parse().ok()?, id.parse().ok()?))
 }
 
 /// The item's body: its id, its digest (the client's checksum) and a description, about 200
@@ -265,4 +284,28 @@ pub fn item_digest(id: u64) -> u64 {
 /// The path of item `id`.
 pub fn item_path(id: u64) -> String {
     format!("/item/{id}")
+}
+
+/// The most work one answer may ask for: about a second of CPU, so that no request can hold the
+/// upstream's one worker for long.
+pub const MAX_WORK_ROUNDS: u64 = 200_000_000;
+
+/// The CPU work of one answer of the `keep_alive` experiment, the part of a real handler that is
+/// not its connection: `rounds` dependent steps of SplitMix64 (a few nanoseconds each).
+pub fn work(rounds: u64) -> u64 {
+    (0..rounds).fold(rounds, |x, _| measure::mix(x))
+}
+
+/// Item `id` after `rounds` of work, the work's result beside it (the client's checksum).
+pub fn work_body(id: u64, rounds: u64) -> String {
+    format!(
+        r#"{{"id":{id},"digest":{},"work":{}}}"#,
+        item_digest(id),
+        work(rounds)
+    )
+}
+
+/// The path of item `id` after `rounds` of work.
+pub fn work_path(rounds: u64, id: u64) -> String {
+    format!("/work/{rounds}/{id}")
 }
