@@ -23,8 +23,8 @@ use measure::stats::LatencyHistogram;
 use measure::{Cell, Chapter, Checksum, Experiment, Harness, Measurement};
 use reqwest::{Certificate, Client, header};
 use serde::Serialize;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 const CHAPTER: Chapter = Chapter {
@@ -273,6 +273,32 @@ async fn join_all(calls: Vec<tokio::task::JoinHandle<Answer>>) -> Vec<Answer> {
 /// add up; else the first failure, named by the variant `what`.
 fn tally(answers: Vec<Answer>, count: usize, what: &str) -> Result<LatencyHistogram, String> {
     tally_against(answers, (0..count as u64).map(item_digest), what)
+}
+
+/// The latencies of the calls answered (call `n` asked for item `n`), once their digests add up,
+/// and how many failed on the way (timed out, refused, reset): near its capacity an upstream may
+/// fail some, and they are counted, not hidden. A wrong answer, or a client that could not be
+/// built, still ends the run.
+fn tally_answered(answers: Vec<Answer>, what: &str) -> Result<(LatencyHistogram, usize), String> {
+    let (mut latency, sum, mut asked) = (LatencyHistogram::new(), Checksum::new(), Vec::new());
+    let mut failed = 0;
+    for (id, answer) in answers.into_iter().enumerate() {
+        match answer {
+            Ok((took, digest)) => {
+                latency.record(took);
+                sum.add(digest);
+                asked.push(item_digest(id as u64));
+            }
+            Err(e @ (Failure::Body(_) | Failure::Build(_))) => return Err(format!("{what}: {e}")),
+            Err(_) => failed += 1,
+        }
+    }
+    if asked.is_empty() {
+        return Err(format!("{what}: no call was answered"));
+    }
+    sum.verify("digests", Checksum::expected(asked))
+        .map_err(|e| e.to_string())?;
+    Ok((latency, failed))
 }
 
 /// The latencies of the calls, once every call succeeded and their digests add up to the
@@ -702,15 +728,18 @@ impl Asker {
     }
 }
 
-/// One cell of `keep_alive`: a fresh upstream whose answers each cost `work_rounds` of CPU,
-/// offered `keepalive_load_percent` of its capacity for `keepalive_secs`, open loop, by one client
+/// One cell of `keep_alive`: a fresh upstream whose answers each cost `work_rounds` of CPU, its
+/// capacity measured first, then offered `keepalive_load_percent` of it for `keepalive_secs`,
+/// open loop, by one client
 /// that keeps its connections or by a new client for each request: a new connection every time,
 /// and over TLS a full handshake (callers that do not come back).
 fn keep_alive(p: &Params, scheme: Scheme, keeping: Keeping) -> Result<Measurement, String> {
-    let rate = work_capacity(p)? * f64::from(p.keepalive_load_percent) / 100.0;
-    let calls = (rate * p.keepalive_secs).round() as usize;
     let mut upstream = UpstreamProcess::start(CertKind::Good)?;
     let cert = upstream_cert(&upstream)?;
+    let rt = measure::runtime(p.workers)?;
+    let capacity = measure_capacity(p, &rt, &upstream, &cert)?;
+    let rate = capacity * f64::from(p.keepalive_load_percent) / 100.0;
+    let calls = (rate * p.keepalive_secs).round() as usize;
     let visitor = Visitor {
         keeping,
         shared: new_client_trusting_only(&cert).map_err(|e| format!("building the client: {e}"))?,
@@ -718,7 +747,6 @@ fn keep_alive(p: &Params, scheme: Scheme, keeping: Keeping) -> Result<Measuremen
         base: Arc::from(scheme_base(&upstream, scheme).0),
         work: (p.work_rounds, work(p.work_rounds)),
     };
-    let rt = measure::runtime(p.workers)?;
     // One call first, untimed, as in `client_reuse`: the shared client's first connection.
     rt.block_on(visitor.call(u64::MAX))
         .map_err(|e| format!("the first call: {e}"))?;
@@ -744,13 +772,15 @@ fn keep_alive(p: &Params, scheme: Scheme, keeping: Keeping) -> Result<Measuremen
         .saturating_sub(report.cpu);
     let used = upstream.counts()?.since(&before);
 
-    let latency = tally(answers, calls, keeping.name())?;
+    let (latency, failed) = tally_answered(answers, keeping.name())?;
     let per_call = |x: u64| x as f64 / calls as f64;
     let mut m = Measurement::new();
-    let throughput = calls as f64 / took.as_secs_f64();
-    m.push("offered_per_s", "/s", rate)
+    let throughput = (calls - failed) as f64 / took.as_secs_f64();
+    m.push("capacity_per_s", "/s", capacity)
+        .push("offered_per_s", "/s", rate)
         .push("throughput_per_s", "/s", throughput)
         .push("answered_share", "share", throughput / rate)
+        .push("failed_share", "share", per_call(failed as u64))
         .push("p50", "ns", latency.p50_ns())
         .push("p99", "ns", latency.p99_ns())
         .push(
@@ -799,23 +829,20 @@ impl Visitor {
     }
 }
 
-/// The upstream's capacity for `/work` answers, measured once per run ([`measure_capacity`]):
-/// the rate `keep_alive` offers a share of.
-fn work_capacity(p: &Params) -> Result<f64, String> {
-    static CAPACITY: OnceLock<Result<f64, String>> = OnceLock::new();
-    CAPACITY.get_or_init(|| measure_capacity(p)).clone()
-}
-
-/// Answers a second from a fresh upstream over plain HTTP with `capacity_callers` calls always
-/// in flight through one client (its connections kept), back to back for `capacity_secs`, after
-/// one call each.
-fn measure_capacity(p: &Params) -> Result<f64, String> {
-    let upstream = UpstreamProcess::start(CertKind::Good)?;
-    let base: Arc<str> = Arc::from(scheme_base(&upstream, Scheme::Http).0);
-    let client = new_client_trusting_only(&upstream_cert(&upstream)?)
-        .map_err(|e| format!("building the client: {e}"))?;
+/// The upstream's capacity for `/work` answers, the rate `keep_alive` offers a share of:
+/// answers a second over its plain listener with `capacity_callers` calls always in flight
+/// through one client (its connections kept), back to back for `capacity_secs`, after one call
+/// each. Measured on each cell's own upstream, just before the cell, so that the share holds
+/// where the machine's speed drifts (beside a busy neighbour, most).
+fn measure_capacity(
+    p: &Params,
+    rt: &tokio::runtime::Runtime,
+    upstream: &UpstreamProcess,
+    cert: &Certificate,
+) -> Result<f64, String> {
+    let base: Arc<str> = Arc::from(scheme_base(upstream, Scheme::Http).0);
+    let client = new_client_trusting_only(cert).map_err(|e| format!("building the client: {e}"))?;
     let work = (p.work_rounds, work(p.work_rounds));
-    let rt = measure::runtime(p.workers)?;
     let caller = |deadline: Option<Instant>| {
         let (client, base) = (client.clone(), base.clone());
         rt.spawn(async move {
