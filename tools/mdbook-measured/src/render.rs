@@ -54,6 +54,8 @@ kinds! {
         "{{#measure value record=ch01-blocking case=1 variant=inline metric=p99}}";
     Ratio(scalar::Ratio) => scalar::ratio, "ratio",
         "{{#measure ratio record=ch01-blocking metric=p99 case=1 variant=inline over.variant=spawn_blocking}}";
+    Difference(scalar::Difference) => scalar::difference, "difference",
+        "{{#measure difference record=ch09-connections experiment=keep_alive case=https variant=new_connection metric=upstream_cpu_per_call minus.variant=keep_alive}}";
     Param(scalar::Param) => scalar::param, "param",
         "{{#measure param record=ch01-blocking name=workers}}";
     Derived(scalar::Derived) => scalar::derived, "derived",
@@ -186,7 +188,7 @@ mod tests {
         );
         let named = Kind::names();
         assert_eq!(named.split(", ").count(), Kind::ALL.len(), "{named}");
-        assert!(named.starts_with("table, chart, value, ratio, param, derived"));
+        assert!(named.starts_with("table, chart, value, ratio, difference, param, derived"));
         let e = Directive::parse("{{#measure }}").unwrap_err();
         assert_eq!(e, format!("missing the kind ({})", Kind::names()));
     }

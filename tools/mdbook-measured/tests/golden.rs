@@ -90,6 +90,13 @@ fn errors_name_the_directive_and_what_is_available() {
 
     let e = error_of("{{#measure ratio record=ch99-demo case=1 variant=inline metric=p99}}");
     assert!(e.contains("over."), "{e}");
+
+    let e = error_of("{{#measure difference record=ch99-demo case=1 variant=inline metric=p99}}");
+    assert!(e.contains("minus."), "{e}");
+    let e = error_of(
+        "{{#measure difference record=ch99-demo case=1 variant=inline metric=p99 minus.metric=heavy_job}}",
+    );
+    assert!(e.contains("cannot subtract ms from ns"), "{e}");
 }
 
 #[test]

@@ -1,4 +1,5 @@
-//! One figure in a sentence: a median (`value`), a ratio of two (`ratio`), a parameter of the run
+//! One figure in a sentence: a median (`value`), a ratio of two (`ratio`), what one cell adds to
+//! another (`difference`), a parameter of the run
 //! (`param`), a value it derived on its machine (`derived`), a crate's version (`version`).
 
 use super::number;
@@ -37,6 +38,18 @@ pub(crate) struct Ratio {
     select: Select,
     #[serde(rename = "over.")]
     over: Select<Option<String>>,
+}
+
+/// `difference`: what one cell adds to another, in their unit: the median over the repetitions of
+/// the two cells' difference (variants of one experiment interleave within a repetition);
+/// `minus.KEY=VALUE` (at least one) chooses the cell subtracted, the other selectors the same.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub(crate) struct Difference {
+    #[serde(rename = "*")]
+    select: Select,
+    #[serde(rename = "minus.")]
+    minus: Select<Option<String>>,
 }
 
 /// `param`: one of the run's parameters (`name=workers`).
@@ -105,6 +118,27 @@ pub(super) fn ratio(data: &Data, d: &Ratio) -> Result<String, String> {
         return Err("the denominator's median is zero".into());
     }
     Ok(format!("{}×", sig3(top / bottom)))
+}
+
+pub(super) fn difference(data: &Data, d: &Difference) -> Result<String, String> {
+    let a = data.resolve(&d.select)?.series(None, None, None)?.clone();
+    let b = data.resolve(&d.select.over(&d.minus))?;
+    let b = b
+        .series(None, None, None)
+        .map_err(|e| format!("the cell subtracted: {e}"))?;
+    if a.unit != b.unit {
+        return Err(format!("cannot subtract {} from {}", b.unit, a.unit));
+    }
+    if a.values.len() != b.values.len() || a.values.is_empty() {
+        return Err(format!(
+            "the cells have {} and {} repetitions: a difference pairs them one by one",
+            a.values.len(),
+            b.values.len()
+        ));
+    }
+    let each: Vec<f64> = a.values.iter().zip(&b.values).map(|(x, y)| x - y).collect();
+    let median = measure::verdict::median(&each).ok_or("no repetitions")?;
+    Ok(format_value(median, &a.unit))
 }
 
 pub(super) fn param(data: &Data, d: &Param) -> Result<String, String> {
