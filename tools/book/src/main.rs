@@ -56,7 +56,12 @@ enum Command {
     },
     /// Compile and run every Rust code block in the book against the real crates, as the stock
     /// `mdbook test -L target/book-deps` does, two pages at a time; count passes and failures
-    Test,
+    Test {
+        /// Run the stock command's own code instead (mdbook-driver's `MDBook::test`, with the
+        /// preprocessors as book.toml names them), one page at a time, printing nothing per page
+        #[arg(long)]
+        stock: bool,
+    },
     /// Make target/book-deps/, the folder of crates the stock `mdbook test -L` needs, from the
     /// workspace's test build, and print its path
     Deps,
@@ -119,7 +124,8 @@ fn main() {
         Command::Serve { port, machine } => {
             build(&root, machine.as_deref()).and_then(|dir| serve::serve(&dir, port))
         }
-        Command::Test => doctest::run(&root),
+        Command::Test { stock: false } => doctest::run(&root),
+        Command::Test { stock: true } => doctest::run_stock(&root),
         Command::Deps => deps::make(&root).map(|dir| println!("{}", dir.display())),
         Command::Pdf { paper, no_build } => pdf::print(&root, paper, !no_build).map(|_| ()),
         Command::Browse { dir } => browser::run(&dir.unwrap_or_else(|| root.join("book"))),
