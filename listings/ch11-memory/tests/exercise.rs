@@ -28,16 +28,21 @@ fn burst(kept: &Mutex<Vec<Vec<u8>>>) -> u64 {
 #[test]
 fn when_idle_gives_most_of_a_burst_back() {
     let kept = Mutex::new(Vec::new());
+    let start = memory().unwrap().anon;
     let freed = burst(&kept);
     let before = memory().unwrap().anon;
     when_idle();
     let after = memory().unwrap().anon;
+    // What the burst left resident varies from run to run (a thread that starts after another
+    // has ended may reuse its arena's free chunks), so `when_idle` is judged on that, not on `freed`.
+    let left = before.saturating_sub(start);
     let given_back = before.saturating_sub(after);
     assert!(
-        given_back * 2 >= freed,
-        "the burst freed {} KiB, still resident after `when_idle`: {} KiB of it came back \
+        left > 0 && given_back * 2 >= left,
+        "the burst freed {} KiB and left {} KiB resident; `when_idle` gave back {} KiB of it \
          (the test asks for half)",
         freed / 1024,
+        left / 1024,
         given_back / 1024
     );
     assert_eq!(kept.lock().unwrap().len(), THREADS * BLOCKS / 50);
