@@ -566,10 +566,12 @@ fn class_spread(data: &Data, ch: &ClassChapter) -> Result<String, String> {
                 let shown = claim.shown_on(lo_rec).unwrap_or_else(|| claim.shown(&[]));
                 let (low, high) = (shown.text(*lo), shown.text(*hi));
                 // Two machines have no middle one: both figures, not their mean.
-                let median = if figures.len() == 2 && low != high {
-                    format!("{low} and {high}")
+                let (median, median_px) = if figures.len() == 2 && low != high {
+                    (format!("{low} and {high}"), two_figures_px(&low, &high))
                 } else {
-                    shown.text(mid)
+                    let m = shown.text(mid);
+                    let px = TableFont::text(&m);
+                    (m, px)
                 };
                 // No spread where there is none: "30.5–30.5 ms" says nothing.
                 let spread = match figures.len() {
@@ -578,9 +580,7 @@ fn class_spread(data: &Data, ch: &ClassChapter) -> Result<String, String> {
                     2 => "two machines".to_string(),
                     _ => shown.range(*lo, *hi),
                 };
-                widths[2] = widths[2]
-                    .max(TableFont::text(&median))
-                    .max(TableFont::spread(&spread));
+                widths[2] = widths[2].max(median_px).max(TableFont::spread(&spread));
                 format!(
                     "{} <span class=\"spread\">{}</span>",
                     esc(&median),
@@ -683,6 +683,11 @@ fn class_columns(data: &Data, ch: &ClassChapter) -> Result<String, String> {
     Ok(html)
 }
 
+/// The width of "LOW and HIGH" in a cell that wraps after "and": its wider line's.
+fn two_figures_px(low: &str, high: &str) -> f64 {
+    TableFont::text(&format!("{low} and")).max(TableFont::text(high))
+}
+
 /// Refuses a class table estimated wider than the page.
 fn class_width(widths: &[f64], what: &str) -> Result<(), String> {
     let total: f64 = widths.iter().map(|w| w + TableFont::PADDING).sum();
@@ -697,7 +702,20 @@ fn class_width(widths: &[f64], what: &str) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::super::typed;
+    use super::{TableFont, two_figures_px};
     use crate::render::Kind;
+
+    #[test]
+    fn two_figures_are_as_wide_as_their_wider_line() {
+        let (low, high) = ("0.274 ns", "1,234,567.8 ns");
+        let px = two_figures_px(low, high);
+        assert_eq!(px, TableFont::text(high));
+        assert!(px < TableFont::text(&format!("{low} and {high}")));
+        assert_eq!(
+            two_figures_px(high, low),
+            TableFont::text(&format!("{high} and"))
+        );
+    }
 
     #[test]
     fn columns_are_claims_or_machines_and_only_claims_are_linked_to() {
