@@ -1,6 +1,7 @@
 //! The exercise's test: a burst on eight threads leaves glibc's arenas full of free chunks
 //! (one block in fifty stays allocated, so the heaps cannot shrink from the top), and
-//! `when_idle` must give most of them back. It measures memory, never time.
+//! `when_idle` must give back at least half of what the burst left resident. It measures memory,
+//! never time.
 
 use ch11_memory::exercise::when_idle;
 use ch11_memory::probe::memory;
