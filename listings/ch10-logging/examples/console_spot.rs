@@ -12,9 +12,10 @@
 //! lines in one poll; a `ticker` task logs nothing and asks to run every millisecond. All are
 //! spawned at the start. Then the process exits, with lines still queued in the pipe.
 
-use std::io::{PipeReader, PipeWriter, Read};
+use ch10_logging::sink::collect_slowly;
+use std::io::PipeWriter;
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use tokio::runtime::Runtime;
 use tracing_subscriber::Layer;
 use tracing_subscriber::filter::LevelFilter;
@@ -33,7 +34,7 @@ fn main() {
         }
     };
     let (reader, writer) = std::io::pipe().expect("a pipe");
-    std::thread::spawn(move || read_slowly(reader));
+    std::thread::spawn(move || collect_slowly(reader, COLLECTOR_BYTES_PER_S));
     install(writer);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -106,18 +107,5 @@ async fn ticker() {
     let mut tick = tokio::time::interval(Duration::from_millis(1));
     loop {
         tick.tick().await;
-    }
-}
-
-/// The collector: reads the pipe, never faster than `COLLECTOR_BYTES_PER_S`.
-fn read_slowly(mut pipe: PipeReader) {
-    let (start, mut bytes) = (Instant::now(), 0u64);
-    let mut chunk = [0u8; 512];
-    while let Ok(n @ 1..) = pipe.read(&mut chunk) {
-        bytes += n as u64;
-        let due = Duration::from_secs_f64(bytes as f64 / COLLECTOR_BYTES_PER_S as f64);
-        if let Some(wait) = due.checked_sub(start.elapsed()) {
-            std::thread::sleep(wait);
-        }
     }
 }

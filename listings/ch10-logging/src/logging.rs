@@ -18,8 +18,24 @@ measure::variants! {
         NonBlockingLossy = "non_blocking_lossy",
         /// The same, `lossy(false)`: a worker waits when the queue is full.
         NonBlockingLossless = "non_blocking_lossless",
+        /// Formatting alone: fmt's layer writing into `io::sink`, which discards the line.
+        IntoNothing = "fmt_into_sink",
     }
 }
+
+impl Writer {
+    /// The writers a service could ship with, which `writers` compares.
+    pub const SHIPPED: [Writer; 4] = [
+        Writer::Off,
+        Writer::OnTheWorker,
+        Writer::NonBlockingLossy,
+        Writer::NonBlockingLossless,
+    ];
+}
+
+/// The non-blocking writer's queue, in lines, unless a cell sets its own: tracing-appender's
+/// default.
+pub const DEFAULT_QUEUE_LINES: usize = tracing_appender::non_blocking::DEFAULT_BUFFERED_LINES_LIMIT;
 
 /// What a service keeps while it logs: the subscriber, and for the non-blocking writer the guard
 /// that flushes its queue when dropped and its count of dropped lines.
@@ -52,8 +68,9 @@ impl Logging {
     }
 }
 
-/// The subscriber for `writer`, keeping events at `filter` (`RUST_LOG`'s syntax) and above.
-pub fn logging(writer: Writer, filter: &str) -> Result<Logging, String> {
+/// The subscriber for `writer`, keeping events at `filter` (`RUST_LOG`'s syntax) and above; a
+/// non-blocking writer queues at most `queue_lines`.
+pub fn logging(writer: Writer, filter: &str, queue_lines: usize) -> Result<Logging, String> {
     let filter = EnvFilter::try_new(filter).map_err(|e| format!("bad filter {filter:?}: {e}"))?;
     Ok(match writer {
         Writer::Off => Logging {
@@ -66,8 +83,13 @@ pub fn logging(writer: Writer, filter: &str) -> Result<Logging, String> {
             guard: None,
             dropped: None,
         },
-        Writer::NonBlockingLossy => fmt_through_a_thread(filter, true),
-        Writer::NonBlockingLossless => fmt_through_a_thread(filter, false),
+        Writer::NonBlockingLossy => fmt_through_a_thread(filter, true, queue_lines),
+        Writer::NonBlockingLossless => fmt_through_a_thread(filter, false, queue_lines),
+        Writer::IntoNothing => Logging {
+            dispatch: Some(fmt_into_nothing(filter)),
+            guard: None,
+            dropped: None,
+        },
     })
 }
 
@@ -117,12 +139,25 @@ pub fn fmt_on_the_worker(filter: EnvFilter) -> Dispatch {
 }
 // ANCHOR_END: on_the_worker
 
+/// Formatting alone, for `event_cost`: the emitting thread formats each line as fmt's own writer
+/// does, and hands it to a writer that discards it, so that no write(2) is made.
+pub fn fmt_into_nothing(filter: EnvFilter) -> Dispatch {
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::sink)
+        .with_ansi(false)
+        .finish()
+        .into()
+}
+
 // ANCHOR: through_a_thread
-/// The fix: the worker queues the formatted line; the appender's thread writes it. Keep the guard
-/// for as long as the service runs: dropping it flushes the queue, for at most about a second.
-pub fn fmt_through_a_thread(filter: EnvFilter, lossy: bool) -> Logging {
+/// The fix: the worker queues the formatted line; the appender's thread writes it. When the queue
+/// holds `queue_lines`, a lossy writer drops the line and a lossless one waits. Keep the guard for
+/// as long as the service runs: dropping it flushes the queue, for at most about a second.
+pub fn fmt_through_a_thread(filter: EnvFilter, lossy: bool, queue_lines: usize) -> Logging {
     let (writer, guard) = NonBlockingBuilder::default()
         .lossy(lossy)
+        .buffered_lines_limit(queue_lines)
         .finish(std::io::stdout());
     let dropped = writer.error_counter();
     let dispatch = tracing_subscriber::fmt()

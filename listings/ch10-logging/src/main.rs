@@ -1,7 +1,8 @@
 //! The experiments of Chapter 10. `writers` runs the service at a fixed open-loop rate, logging
 //! through fmt's own writer (the worker writes) and through the non-blocking writer (a thread
-//! writes), into a file, `/dev/null` and a collector that falls behind; `levels` leaves the
-//! filter at info and at debug; `event_cost` times one event, filtered out and written;
+//! writes), into a file, `/dev/null` and a collector that falls behind; `full_queue` gives the
+//! non-blocking writer a queue that collector lets fill; `levels` leaves the filter at info and
+//! at debug; `event_cost` times one event, filtered out, formatted only and written;
 //! `console` builds the service with `--cfg tokio_unstable` and tokio-console's layer.
 //!
 //! `cargo run -p ch10-logging -- --help` lists the flags.
@@ -23,9 +24,10 @@ const CHAPTER: Chapter = Chapter {
     about: "A service logs a few events per request with tracing: fmt's own writer (the worker \
             writes each line) against tracing-appender's non-blocking writer (a thread writes), \
             into a file, /dev/null and the pipe of a collector that falls behind, at a fixed \
-            open-loop rate; the filter at info and at debug; the service built with \
-            --cfg tokio_unstable and tokio-console's layer; what one event costs, filtered \
-            out and written. The service runs in a process of its own, built in the release \
+            open-loop rate, and the non-blocking writer with a queue that collector fills; the \
+            filter at info and at debug; the service built with --cfg tokio_unstable and \
+            tokio-console's layer; what one event costs, filtered out, formatted only and \
+            written. The service runs in a process of its own, built in the release \
             profile.",
     listing_dir: env!("CARGO_MANIFEST_DIR"),
     crates: &[
@@ -67,6 +69,10 @@ struct Params {
     /// `event_cost`: events per cell, fewer than the non-blocking writer's queue holds (128,000
     /// lines), so that the emitting thread never waits for the appender's.
     events: u64,
+    /// `full_queue`: the non-blocking writer's queue in lines, which the slow collector lets fill
+    /// within the run and drains in a quarter of a second (at about 117 bytes a line), well
+    /// inside the second its guard waits at exit.
+    small_queue_lines: usize,
 }
 
 impl Params {
@@ -79,6 +85,7 @@ impl Params {
             tick_us: 1000,
             collector_bytes_per_s: 128 * 1024,
             events: if quick { 20_000 } else { 100_000 },
+            small_queue_lines: 256,
         }
     }
 }
@@ -103,8 +110,20 @@ measure::variants! {
 }
 
 measure::variants! {
+    enum Queue for "full_queue" {
+        /// The non-blocking writer with its default, lossy: a line that finds the queue full is
+        /// dropped.
+        Lossy = "lossy",
+        /// `lossy(false)`: the worker waits for room.
+        Lossless = "lossless",
+    }
+}
+
+measure::variants! {
     enum Cost for "event_cost" {
         FilteredOut = "debug_filtered_out",
+        /// fmt's formatting into `io::sink`: the event's cost without its write.
+        FormattedOnly = "info_formatted_only",
         OnTheWorker = "info_on_the_worker",
         NonBlocking = "info_non_blocking",
     }
@@ -120,7 +139,7 @@ fn main() {
     h.run(vec![
         Experiment::new(
             "writers",
-            Cell::grid(Sink::NAMES, Writer::NAMES),
+            Cell::grid(Sink::NAMES, Writer::SHIPPED.map(Writer::name)),
             |cell, _rep| {
                 let writer = Writer::named(&cell.variant)?;
                 serve(p, Sink::named(&cell.case)?, writer, "info")
@@ -128,6 +147,15 @@ fn main() {
         )
         .shaped_by(measure::fields!(
             p => workers, rate_per_s, requests, rounds, tick_us, collector_bytes_per_s
+        )),
+        Experiment::new(
+            "full_queue",
+            Cell::grid(["slow_collector"], Queue::NAMES),
+            |cell, _rep| full_queue(p, Queue::named(&cell.variant)?),
+        )
+        .shaped_by(measure::fields!(
+            p => workers, rate_per_s, requests, rounds, tick_us, collector_bytes_per_s,
+                small_queue_lines
         )),
         Experiment::new(
             "levels",
@@ -157,7 +185,21 @@ fn main() {
 /// One cell of `writers` or `levels`: the service in a process of its own, its standard output
 /// into `sink`, logging through `writer` at `filter`.
 fn serve(p: &Params, sink: Sink, writer: Writer, filter: &str) -> Result<Measurement, String> {
-    serve_with(p, service_binary()?, sink, writer, filter, false)
+    let config = p.serve(writer, filter);
+    serve_with(p, service_binary()?, sink, config)
+}
+
+/// One cell of `full_queue`: the non-blocking writer with a small queue, beside the slow collector.
+fn full_queue(p: &Params, queue: Queue) -> Result<Measurement, String> {
+    let writer = match queue {
+        Queue::Lossy => Writer::NonBlockingLossy,
+        Queue::Lossless => Writer::NonBlockingLossless,
+    };
+    let config = Serve {
+        queue_lines: Some(p.small_queue_lines),
+        ..p.serve(writer, "info")
+    };
+    serve_with(p, service_binary()?, Sink::SlowCollector, config)
 }
 
 /// One cell of `console`: fmt's own writer at info into a file, in the service as the other
@@ -168,34 +210,31 @@ fn console(p: &Params, build: Build) -> Result<Measurement, String> {
         Build::Unstable => (console_binary()?, false),
         Build::Console => (console_binary()?, true),
     };
-    serve_with(
-        p,
-        binary,
-        Sink::File,
-        Writer::OnTheWorker,
-        "info",
-        with_layer,
-    )
+    let config = Serve {
+        console: with_layer,
+        ..p.serve(Writer::OnTheWorker, "info")
+    };
+    serve_with(p, binary, Sink::File, config)
 }
 
-fn serve_with(
-    p: &Params,
-    binary: &Path,
-    sink: Sink,
-    writer: Writer,
-    filter: &str,
-    console: bool,
-) -> Result<Measurement, String> {
-    let config = Serve {
-        writer: writer.name().into(),
-        filter: filter.into(),
-        workers: p.workers,
-        rate_per_s: p.rate_per_s,
-        requests: p.requests,
-        rounds: p.rounds,
-        tick_us: p.tick_us,
-        console,
-    };
+impl Params {
+    /// What the service is told for one cell of the served experiments.
+    fn serve(&self, writer: Writer, filter: &str) -> Serve {
+        Serve {
+            writer: writer.name().into(),
+            filter: filter.into(),
+            workers: self.workers,
+            rate_per_s: self.rate_per_s,
+            requests: self.requests,
+            rounds: self.rounds,
+            tick_us: self.tick_us,
+            console: false,
+            queue_lines: None,
+        }
+    }
+}
+
+fn serve_with(p: &Params, binary: &Path, sink: Sink, config: Serve) -> Result<Measurement, String> {
     let (r, arrived) = run_service(binary, "serve", &config, sink, p.collector_bytes_per_s)?;
     let expected = (0..p.requests as u64).fold(0u64, |sum, id| {
         sum.wrapping_add(expected_digest(id, p.rounds))
@@ -265,6 +304,7 @@ fn lines_lost(r: &Report, arrived: Option<Arrived>) -> Result<Option<u64>, Strin
 fn event_cost(p: &Params, cost: Cost) -> Result<Measurement, String> {
     let (writer, level) = match cost {
         Cost::FilteredOut => (Writer::OnTheWorker, "debug"),
+        Cost::FormattedOnly => (Writer::IntoNothing, "info"),
         Cost::OnTheWorker => (Writer::OnTheWorker, "info"),
         // Lossless, so that every event is written and its writing counted.
         Cost::NonBlocking => (Writer::NonBlockingLossless, "info"),
@@ -276,9 +316,14 @@ fn event_cost(p: &Params, cost: Cost) -> Result<Measurement, String> {
     };
     let (r, arrived) = run_service(service_binary()?, "events", &config, Sink::File, 0)?;
     let arrived = arrived.ok_or("the file counted nothing")?;
-    if arrived.lines != r.lines_emitted || r.lines_dropped != 0 {
+    // Formatting alone hands every line to `io::sink`: none reaches the file.
+    let expected = match cost {
+        Cost::FormattedOnly => 0,
+        _ => r.lines_emitted,
+    };
+    if arrived.lines != expected || r.lines_dropped != 0 {
         return Err(format!(
-            "{} lines reached the file of {} emitted ({} dropped)",
+            "{} lines reached the file, not {expected} ({} emitted, {} dropped)",
             arrived.lines, r.lines_emitted, r.lines_dropped
         ));
     }

@@ -19,6 +19,9 @@ pub struct Serve {
     /// tokio-console's layer beside fmt (a service built with the `console` feature only).
     #[serde(default)]
     pub console: bool,
+    /// The non-blocking writer's queue in lines; tracing-appender's default when absent.
+    #[serde(default)]
+    pub queue_lines: Option<usize>,
 }
 
 /// `ch10-service events CONFIG`: `count` events emitted in a loop on one thread, no runtime.

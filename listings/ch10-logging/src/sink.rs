@@ -94,7 +94,7 @@ impl Arrived {
 
 // ANCHOR: slow_collector
 /// Reads the pipe until the service closes it, never faster than `bytes_per_s`.
-fn collect_slowly(mut pipe: PipeReader, bytes_per_s: u64) -> std::io::Result<Arrived> {
+pub fn collect_slowly(mut pipe: PipeReader, bytes_per_s: u64) -> std::io::Result<Arrived> {
     let (mut start, mut arrived) = (None, Arrived::default());
     let mut chunk = [0u8; 4096];
     loop {

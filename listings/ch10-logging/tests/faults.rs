@@ -19,6 +19,7 @@ fn serve_into(writer: &str, stdout: Stdio) -> Output {
         rounds: ROUNDS,
         tick_us: 1000,
         console: false,
+        queue_lines: None,
     };
     Command::new(env!("CARGO_BIN_EXE_ch10-service"))
         .args(["serve", &serde_json::to_string(&config).unwrap()])

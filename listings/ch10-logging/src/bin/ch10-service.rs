@@ -5,7 +5,7 @@
 //! `ch10-service events CONFIG` emits events in a loop on one thread. CONFIG is JSON
 //! (`ch10_logging::report`); the report is the last line of standard error.
 
-use ch10_logging::logging::{Logging, Writer, console_and_fmt, logging};
+use ch10_logging::logging::{DEFAULT_QUEUE_LINES, Logging, Writer, console_and_fmt, logging};
 use ch10_logging::probe::{process_cpu, resident_bytes, write_syscalls};
 use ch10_logging::report::{Events, REPORT_PREFIX, Report, Serve};
 use ch10_logging::service::{handle, lines_per_request};
@@ -48,7 +48,8 @@ fn serve(c: Serve) -> Result<Report, String> {
     let log = if c.console {
         console_and_fmt(&c.filter)?
     } else {
-        logging(Writer::named(&c.writer)?, &c.filter)?
+        let queue = c.queue_lines.unwrap_or(DEFAULT_QUEUE_LINES);
+        logging(Writer::named(&c.writer)?, &c.filter, queue)?
     };
     let lines = log.lines(lines_per_request(&c.filter)? * c.requests as u64);
     log.install()?;
@@ -134,7 +135,7 @@ fn flush_at_exit(log: Logging) -> Option<f64> {
 
 /// `count` events in a loop on this thread: the time each takes the emitting thread.
 fn events(c: Events) -> Result<Report, String> {
-    let log = logging(Writer::named(&c.writer)?, "info")?;
+    let log = logging(Writer::named(&c.writer)?, "info", DEFAULT_QUEUE_LINES)?;
     log.install()?;
     let (cpu_before, writes_before) = (process_cpu(), write_syscalls()?);
     let start = Instant::now();
