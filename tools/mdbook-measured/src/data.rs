@@ -386,7 +386,9 @@ impl Data {
 
     /// `record` on `machine` at the Tokio its reference record was built with: its own record
     /// (`data/<machine>/`), else its record of that release in the release matrix
-    /// (`data/<machine>-tokio-<version>/`), with the folder it came from.
+    /// (`data/<machine>-tokio-<version>/`), with the folder it came from. A release record
+    /// stands in only where it measured the listing the reference record measured: one of an
+    /// earlier version lacks its cells, and its claims may have been restated since.
     pub fn record_at_pin(&self, machine: &str, record: &str) -> Option<(Rc<Record>, String)> {
         if let Ok(rec) = self.record(machine, record) {
             return Some((rec, machine.to_string()));
@@ -394,7 +396,8 @@ impl Data {
         let reference = self.record(self.reference_for(record), record).ok()?;
         let tokio = reference.build.crates.get("tokio")?;
         let folder = records::releases::folder(machine, tokio);
-        self.record(&folder, record).ok().map(|rec| (rec, folder))
+        let rec = self.record(&folder, record).ok()?;
+        same_listing(&rec, &reference, record).then_some((rec, folder))
     }
 
     /// A list of records as a directive gives it (`records=a,b`), else every chapter's; an
@@ -915,5 +918,36 @@ fn numbered(chapter: &Option<String>, n: usize) -> String {
     match chapter {
         Some(c) => format!("{c}.{n}"),
         None => n.to_string(),
+    }
+}
+
+/// Whether two records of `chapter` measured the same version of its listing, by the hash of its
+/// folder that each keeps (records older than those hashes count as the same).
+fn same_listing(a: &Record, b: &Record, chapter: &str) -> bool {
+    let key = format!("listings/{chapter}");
+    match (a.build.inputs.get(&key), b.build.inputs.get(&key)) {
+        (Some(x), Some(y)) => x == y,
+        _ => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_release_record_of_another_version_of_the_listing_does_not_stand_in() {
+        let with_hash = |hash: Option<&str>| {
+            let mut rec = Record::sketch("ch09-x", "m", &[], &[]);
+            if let Some(h) = hash {
+                rec.build.inputs.insert("listings/ch09-x".into(), h.into());
+            }
+            rec
+        };
+        let (old, new) = (with_hash(Some("aaaa")), with_hash(Some("bbbb")));
+        assert!(same_listing(&new, &with_hash(Some("bbbb")), "ch09-x"));
+        assert!(!same_listing(&old, &new, "ch09-x"));
+        // A record from before the hashes were kept cannot tell: it stands in, as it did.
+        assert!(same_listing(&with_hash(None), &new, "ch09-x"));
     }
 }
