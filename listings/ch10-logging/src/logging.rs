@@ -13,8 +13,8 @@ measure::variants! {
         /// `tracing_subscriber::fmt` with its default writer, standard output: the worker that
         /// emits the event formats it and writes it with `write(2)` under stdout's lock.
         OnTheWorker = "fmt_on_the_worker",
-        /// `tracing_appender::non_blocking` (its defaults: lossy, 128,000 lines): the worker
-        /// queues the formatted line; a thread of the appender writes it.
+        /// `tracing_appender::non_blocking`, lossy (its default), with the queue the cell gives
+        /// it: the worker queues the formatted line; a thread of the appender writes it.
         NonBlockingLossy = "non_blocking_lossy",
         /// The same, `lossy(false)`: a worker waits when the queue is full.
         NonBlockingLossless = "non_blocking_lossless",
@@ -153,7 +153,8 @@ pub fn fmt_into_nothing(filter: EnvFilter) -> Dispatch {
 // ANCHOR: through_a_thread
 /// The fix: the worker queues the formatted line; the appender's thread writes it. When the queue
 /// holds `queue_lines`, a lossy writer drops the line and a lossless one waits. Keep the guard for
-/// as long as the service runs: dropping it flushes the queue, for at most about a second.
+/// as long as the service runs: dropping it flushes the queue for about a second, if the queue
+/// has room for its shutdown message.
 pub fn fmt_through_a_thread(filter: EnvFilter, lossy: bool, queue_lines: usize) -> Logging {
     let (writer, guard) = NonBlockingBuilder::default()
         .lossy(lossy)

@@ -71,7 +71,9 @@ struct Params {
     events: u64,
     /// `full_queue`: the non-blocking writer's queue in lines, which the slow collector lets fill
     /// within the run and drains in a quarter of a second (at about 117 bytes a line), well
-    /// inside the second its guard waits at exit.
+    /// inside the second its guard waits at exit; the guard's shutdown message finds a slot
+    /// within its tenth of a second, since the collector frees a page of the pipe about every
+    /// 31 ms.
     small_queue_lines: usize,
 }
 
