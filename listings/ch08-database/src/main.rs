@@ -349,12 +349,62 @@ fn pool_wait_cell(c: &Ctx, size: u32) -> Result<Measurement, String> {
     Ok(m)
 }
 
+measure::variants! {
+    /// Experiment `held`: the connection kept across the upstream call, or returned first.
+    enum Hold for "held" {
+        Held = "held",
+        Released = "released",
+    }
+}
+
+measure::variants! {
+    /// Experiment `round_trip`: `SELECT 1` on a connection kept, or through the pool.
+    enum RoundTrip for "round_trip" {
+        Connection = "connection",
+        Pool = "pool",
+    }
+}
+
+measure::variants! {
+    /// Experiment `n_plus_one`: how a page of books is fetched.
+    enum PageQuery for "n_plus_one" {
+        /// One query for the page, then one a book.
+        NPlusOne = "n_plus_one",
+        /// Two queries: the page, then its authors together with `= ANY($1)`.
+        Any = "any",
+        /// One join.
+        Join = "join",
+    }
+}
+
+measure::variants! {
+    /// Experiment `sync_driver`: who runs a query.
+    enum Driver for "sync_driver" {
+        /// sqlx, asynchronous.
+        Sqlx = "sqlx",
+        /// The synchronous client, called on the worker.
+        SyncOnWorker = "sync_on_worker",
+        SyncBlockInPlace = "sync_block_in_place",
+        SyncSpawnBlocking = "sync_spawn_blocking",
+    }
+}
+
+measure::variants! {
+    /// Experiment `fail_fast`: the pool's acquire timeout.
+    enum AcquireTimeout for "fail_fast" {
+        /// `short_timeout_ms`.
+        Short = "timeout_short",
+        /// sqlx's default, 30 s.
+        Default = "timeout_default",
+    }
+}
+
 /// Experiment 2: the connection held across the upstream call, or returned first.
 fn held_cell(c: &Ctx, variant: &str) -> Result<Measurement, String> {
     let p = c.p;
     let pool = c.pool(p.held_pool, None)?;
     let upstream = Duration::from_millis(p.upstream_ms);
-    let held = variant == "held";
+    let held = Hold::named(variant)? == Hold::Held;
     let outcomes = open_loop(c.rt, p.held_rate_per_s, p.window(), |k| {
         let (pool, shelf, id) = (pool.clone(), c.shelf, book_id(p, k));
         async move {
@@ -378,7 +428,7 @@ fn held_cell(c: &Ctx, variant: &str) -> Result<Measurement, String> {
 fn round_trip_cell(c: &Ctx, variant: &str) -> Result<Measurement, String> {
     let pool = c.pool(1, None)?;
     let n = c.p.round_trips;
-    let via_pool = variant == "pool";
+    let via_pool = RoundTrip::named(variant)? == RoundTrip::Pool;
     let h = c.rt.block_on(async {
         let mut conn = (!via_pool).then_some(pool.acquire().await?);
         let mut h = LatencyHistogram::new();
@@ -412,6 +462,7 @@ fn round_trip_cell(c: &Ctx, variant: &str) -> Result<Measurement, String> {
 /// Experiment 3: `pages` pages of `n` books, one after another on one connection.
 fn n_plus_one_cell(c: &Ctx, n: i32, variant: &str) -> Result<Measurement, String> {
     let p = c.p;
+    let query = PageQuery::named(variant)?;
     let pool = c.pool(1, None)?;
     let shelf = c.shelf;
     let result = c.rt.block_on(async {
@@ -420,10 +471,10 @@ fn n_plus_one_cell(c: &Ctx, n: i32, variant: &str) -> Result<Measurement, String
             (first..first + n).map(|id| shelf.book(id)).collect()
         };
         let mut h = LatencyHistogram::new();
-        let run = async |conn: &mut sqlx::PgConnection, first: i32| match variant {
-            "n_plus_one" => page_n_plus_one(conn, first, n).await,
-            "any" => page_any(conn, first, n).await,
-            _ => page_join(conn, first, n).await,
+        let run = async |conn: &mut sqlx::PgConnection, first: i32| match query {
+            PageQuery::NPlusOne => page_n_plus_one(conn, first, n).await,
+            PageQuery::Any => page_any(conn, first, n).await,
+            PageQuery::Join => page_join(conn, first, n).await,
         };
         run(&mut conn, 1).await?; // prepares the statements on this connection
         let calls0 = statement_calls(&mut conn).await?;
@@ -488,6 +539,7 @@ async fn tick_lag(period: Duration, stop: Arc<AtomicBool>) -> LatencyHistogram {
 /// pings and a ticker beside them.
 fn sync_driver_cell(c: &Ctx, variant: &str) -> Result<Measurement, String> {
     let p = c.p;
+    let driver = Driver::named(variant)?;
     let url = c.pg.url();
     let (clients, threads) =
         SyncClients::connect(&url, p.sync_connections as usize)?;
@@ -503,24 +555,25 @@ fn sync_driver_cell(c: &Ctx, variant: &str) -> Result<Measurement, String> {
     }
     let per = pings + 1;
     let rate = p.sync_rate_per_s * per as f64;
-    let variant = variant.to_string();
     let outcomes = open_loop(c.rt, rate, p.window(), |k| {
         let (clients, pool, shelf, id) =
             (clients.clone(), pool.clone(), c.shelf, book_id(p, k));
-        let (query, variant) = (k % per == 0, variant.clone());
+        let query = k % per == 0;
         async move {
             if !query {
                 return Ok(None); // a ping: it only has to be run
             }
-            let book = match variant.as_str() {
-                "sync_on_worker" => book_sync_on_worker(&clients, id, wait_s).await,
-                "sync_block_in_place" => {
+            let book = match driver {
+                Driver::SyncOnWorker => {
+                    book_sync_on_worker(&clients, id, wait_s).await
+                }
+                Driver::SyncBlockInPlace => {
                     book_sync_block_in_place(&clients, id, wait_s).await
                 }
-                "sync_spawn_blocking" => {
+                Driver::SyncSpawnBlocking => {
                     book_sync_spawn_blocking(&clients, id, wait_s).await
                 }
-                _ => book_sqlx(&pool, id, wait_s).await,
+                Driver::Sqlx => book_sqlx(&pool, id, wait_s).await,
             }
             .map_err(Failure::Other)?;
             check_book(&shelf, &book)?;
@@ -550,7 +603,7 @@ fn sync_driver_cell(c: &Ctx, variant: &str) -> Result<Measurement, String> {
 /// Experiment 5: an exhausted pool, with a short acquire timeout or sqlx's default.
 fn fail_fast_cell(c: &Ctx, variant: &str) -> Result<Measurement, String> {
     let p = c.p;
-    let timeout = (variant == "timeout_short")
+    let timeout = (AcquireTimeout::named(variant)? == AcquireTimeout::Short)
         .then(|| Duration::from_millis(p.short_timeout_ms));
     let (pool, opened) =
         c.rt.block_on(ch08_database::counting_pool(
@@ -768,12 +821,12 @@ fn run(h: Harness, p: &Params, pg: &Postgres) -> i32 {
             own(size(cell).and_then(|n| pool_wait_cell(c, n)), m)
         })
         .shaped_by(measure::fields!(p => workers, window_ms, pool_rate_per_s, db_wait_ms, pool_sizes)),
-        Experiment::new("held", Cell::grid([p.held_pool], ["held", "released"]), |cell, _| {
+        Experiment::new("held", Cell::grid([p.held_pool], Hold::NAMES), |cell, _| {
             let m = mark();
             own(held_cell(c, &cell.variant), m)
         })
         .shaped_by(measure::fields!(p => workers, window_ms, held_pool, held_rate_per_s, upstream_ms)),
-        Experiment::new("round_trip", Cell::grid(["select_1"], ["connection", "pool"]), |cell, _| {
+        Experiment::new("round_trip", Cell::grid(["select_1"], RoundTrip::NAMES), |cell, _| {
             let m = mark();
             own(round_trip_cell(c, &cell.variant), m)
         })
@@ -782,7 +835,7 @@ fn run(h: Harness, p: &Params, pg: &Postgres) -> i32 {
         .repetitions(20),
         Experiment::new(
             "n_plus_one",
-            Cell::grid(&p.page_sizes, ["n_plus_one", "any", "join"]),
+            Cell::grid(&p.page_sizes, PageQuery::NAMES),
             |cell, _| {
                 let n: i32 = cell.case.parse().map_err(|_| "a page size".to_string())?;
                 let m = mark();
@@ -795,10 +848,7 @@ fn run(h: Harness, p: &Params, pg: &Postgres) -> i32 {
         .repetitions(10),
         Experiment::new(
             "sync_driver",
-            Cell::grid(
-                [p.sync_rate_per_s],
-                ["sqlx", "sync_on_worker", "sync_block_in_place", "sync_spawn_blocking"],
-            ),
+            Cell::grid([p.sync_rate_per_s], Driver::NAMES),
             |cell, _| {
                 let m = mark();
                 own(sync_driver_cell(c, &cell.variant), m)
@@ -809,7 +859,7 @@ fn run(h: Harness, p: &Params, pg: &Postgres) -> i32 {
         .repetitions(10),
         Experiment::new(
             "fail_fast",
-            Cell::grid([p.fail_rate_per_s], ["timeout_short", "timeout_default"]),
+            Cell::grid([p.fail_rate_per_s], AcquireTimeout::NAMES),
             |cell, _| {
                 let m = mark();
                 own(fail_fast_cell(c, &cell.variant), m)
