@@ -49,8 +49,8 @@ struct Params {
     /// run (derived `capacity_per_s`), each for `curve_run_ms`.
     curve_loads: Vec<u32>,
     curve_run_ms: u64,
-    /// `overload`: /books at this percentage of the capacity, over this many
-    /// connections; the limit of the `shed` variant (requests in the handlers at
+    /// `overload`: /books (or /hash) at this percentage of its capacity, over this
+    /// many connections; the limit of the `shed` variant (requests in the handlers at
     /// once: a few per worker keep every worker busy); answers later than the
     /// deadline do not count as goodput.
     overload_load: u32,
@@ -288,11 +288,13 @@ impl Server {
     }
 }
 
-/// What `serve` prints as it stops: `requests started N answered M drained_ms D`.
+/// What `serve` prints as it stops:
+/// `requests started N answered M drained_ms D accept_errors E`.
 struct Stopped {
     started: f64,
     answered: f64,
     drained_ms: f64,
+    accept_errors: f64,
 }
 
 impl Stopped {
@@ -307,6 +309,7 @@ impl Stopped {
             started: after("started")?,
             answered: after("answered")?,
             drained_ms: after("drained_ms")?,
+            accept_errors: after("accept_errors")?,
         })
     }
 }
@@ -538,10 +541,12 @@ fn capacity(p: &Params, r: &Requests, binary: &Path) -> Result<f64, String> {
     let generator = Generator::new(server.addr)?;
     generator.fetch(&r.full_page)?;
     // A first guess, closed loop; then twice that, open loop.
-    let busy = generator.busy(&r.full_page, p.connections);
-    std::thread::sleep(Duration::from_millis(300));
-    let (tally, took) = generator.finish(busy)?;
-    let guess = tally.ok as f64 / took.as_secs_f64();
+    let guess = closed_loop_capacity(
+        &generator,
+        &r.full_page,
+        p.connections,
+        Duration::from_millis(300),
+    )?;
     let started = Instant::now();
     let run = generator.open_loop(
         &r.full_page,
@@ -551,11 +556,10 @@ fn capacity(p: &Params, r: &Requests, binary: &Path) -> Result<f64, String> {
     )?;
     let took = started.elapsed();
     server.stop()?;
-    let errors = tally.errors.total() + run.tally.errors.total();
-    if errors > 0 {
-        return Err(format!("calibration: {errors} unexpected answers"));
+    match run.tally.errors.total() {
+        0 => Ok(run.tally.ok as f64 / took.as_secs_f64()),
+        n => Err(format!("calibration: {n} unexpected answers")),
     }
-    Ok(run.tally.ok as f64 / took.as_secs_f64())
 }
 
 /// A case of the curve: a percentage of the capacity.
@@ -637,15 +641,38 @@ fn curve_cell(
     Ok(m)
 }
 
+/// A route's capacity on a running server: answers a second from `clients` clients,
+/// closed loop, over `window`.
+fn closed_loop_capacity(
+    generator: &Generator,
+    request: &Request,
+    clients: usize,
+    window: Duration,
+) -> Result<f64, String> {
+    let busy = generator.busy(request, clients);
+    std::thread::sleep(window);
+    let (tally, took) = generator.finish(busy)?;
+    match tally.errors.total() {
+        0 => Ok(tally.ok as f64 / took.as_secs_f64()),
+        n => Err(format!("calibration: {n} unexpected answers")),
+    }
+}
+
+/// The rate `overload` offers a percentage of: /books's capacity, measured before the run, or
+/// (`None`) the route's own, measured on the cell's server just before its load.
+type Capacity = Option<f64>;
+
 // ANCHOR: overload_cell
-/// Experiment `overload`: /books at `overload_load` percent of the capacity over
+/// Experiment `overload`: a route at `overload_load` percent of its capacity over
 /// `overload_connections`, to the service as it was (`unprotected`) or with a
-/// concurrency limit that sheds the excess with 503 (`shed`).
+/// concurrency limit that sheds the excess with 503 (`shed`). `books` never awaits;
+/// `hash` awaits its hash on the blocking pool: its capacity is measured first, with one
+/// client per hash permit (one per worker), so that none waits for a permit and the limit,
+/// larger, sheds none of them.
 fn overload_cell(
     p: &Params,
-    r: &Requests,
     binary: &Path,
-    capacity: f64,
+    (request, capacity): (&Request, Capacity),
     variant: &str,
 ) -> Result<Measurement, String> {
     let limit = p.concurrency_limit.to_string();
@@ -654,27 +681,40 @@ fn overload_cell(
         "shed" => &["--concurrency-limit", &limit],
         other => return Err(format!("unknown protection {other:?}")),
     };
-    let rate = capacity * p.overload_load as f64 / 100.0;
     let server = Server::start(binary, p.workers, extra)?;
     let generator = Generator::new(server.addr)?;
-    generator.fetch(&r.full_page)?;
+    generator.fetch(request)?;
+    let capacity = match capacity {
+        Some(c) => c,
+        None => closed_loop_capacity(
+            &generator,
+            request,
+            p.workers as usize,
+            p.curve_length(),
+        )?,
+    };
+    let rate = capacity * p.overload_load as f64 / 100.0;
     let cpu = CpuShares::start(&server)?;
     let started = Instant::now();
-    let run = generator.open_loop(
-        &r.full_page,
-        rate,
-        p.length(),
-        p.overload_connections,
-    )?;
+    let run =
+        generator.open_loop(request, rate, p.length(), p.overload_connections)?;
     let took = started.elapsed();
     let deadline = Duration::from_millis(p.goodput_deadline_ms);
     let on_time =
         run.tally.ok as f64 * (1.0 - run.tally.latency.share_above(deadline));
     let scheduled = (rate * p.length().as_secs_f64()).round();
+    // /hash's own permit queue answers 503 too, after its queue timeout.
     let shed = run.tally.errors.status.get(&503).copied().unwrap_or(0) as f64;
     let mut m = Measurement::new();
-    m.push("goodput_per_s", "/s", on_time / p.length().as_secs_f64())
+    m.push("capacity_per_s", "/s", capacity)
+        .push("goodput_per_s", "/s", on_time / p.length().as_secs_f64())
         .push("shed_share", "ratio", shed / scheduled)
+        // What a client with the goodput deadline loses besides the 503s: late answers.
+        .push(
+            "late_share",
+            "ratio",
+            (run.tally.ok as f64 - on_time) / scheduled,
+        )
         .push("peak_memory", "MiB", server.peak_memory_mib()?);
     cpu.push(&mut m, &server, took)?;
     throughput(&mut m, &run, rate, took);
@@ -756,7 +796,7 @@ fn slow_clients_cell(
 /// Experiment `fd_flood`: a server with `open_files` descriptors, flooded
 /// `floods` times with `flood_connections` idle connections while a client on a
 /// connection opened before keeps sending /ping; after each flood is released, how
-/// long until a new connection is answered.
+/// long until a new connection is answered, and how many accepts failed.
 fn flood_cell(
     p: &Params,
     r: &Requests,
@@ -767,6 +807,10 @@ fn flood_cell(
         "axum_serve" => vec![],
         "connection_limit" => {
             hardened(p.long_header_timeout_ms, Some(p.max_connections))
+        }
+        // The hardened loop's 10 ms retry alone: a limit above the open-file limit.
+        "retry_only" => {
+            hardened(p.long_header_timeout_ms, Some(4 * p.open_files as usize))
         }
         other => return Err(format!("unknown server {other:?}")),
     };
@@ -801,14 +845,19 @@ fn flood_cell(
     let (tally, _) = generator.finish(in_flight)?;
     let mean = recoveries.iter().sum::<f64>() / recoveries.len() as f64;
     let worst = recoveries.iter().copied().fold(0.0, f64::max);
+    let stopped = server.stop()?;
     let mut m = Measurement::new();
     m.push("recovery_ms", "ms", mean)
         .push("recovery_max_ms", "ms", worst)
         .push("answered_during_flood", "count", answered_during as f64)
+        .push(
+            "accept_errors_per_flood",
+            "count",
+            stopped.accept_errors / p.floods as f64,
+        )
         .push("in_flight_answered", "count", tally.ok as f64)
         .push("in_flight_p99", "ns", tally.latency.p99_ns());
     errors(&mut m, &tally.errors);
-    server.stop()?;
     Ok(m)
 }
 // ANCHOR_END: flood_cell
@@ -1132,14 +1181,88 @@ fn find_oha() -> Option<PathBuf> {
     })
 }
 
-// ANCHOR: profiles
-/// The release profiles compared (workspace Cargo.toml): Cargo's defaults, and the
-/// chapter's (thin LTO, one codegen unit, line tables, unwinding panics).
-const PROFILES: [(&str, &str); 2] = [
-    ("release_default", "ch07-release-default"),
-    ("tuned", "ch07-tuned"),
+measure::variants! {
+    /// The builds of the service that `profile` compares.
+    enum Build for "profile" {
+        /// Cargo's default release profile, spelled out in the workspace's Cargo.toml.
+        ReleaseDefault = "release_default",
+        /// The chapter's: thin LTO, one codegen unit, line tables, unwinding panics.
+        Tuned = "tuned",
+        /// Cargo's default dev profile, as `cargo run` without `--release` builds: opt-level 0.
+        DevDefault = "dev_default",
+    }
+}
+
+impl Build {
+    /// The service built this way: built once, brought up to date when cargo runs this program.
+    fn binary(self) -> Result<PathBuf, String> {
+        let profile = |name| {
+            measure::child::binary_in_profile("ch07-axum", "ch07-axum", Some(name))
+        };
+        match self {
+            Build::ReleaseDefault => profile("ch07-release-default"),
+            Build::Tuned => profile("ch07-tuned"),
+            Build::DevDefault => unoptimised_binary(),
+        }
+    }
+}
+
+// ANCHOR: dev_defaults
+/// Cargo's own dev profile. The workspace optimises its dev profile (`cargo run -p chNN` must
+/// measure optimised code), so these put Cargo's defaults back, for this one build.
+const CARGO_DEV_DEFAULTS: [(&str, &str); 4] = [
+    ("CARGO_PROFILE_DEV_OPT_LEVEL", "0"),
+    ("CARGO_PROFILE_DEV_DEBUG", "true"),
+    ("CARGO_PROFILE_DEV_DEBUG_ASSERTIONS", "true"),
+    ("CARGO_PROFILE_DEV_OVERFLOW_CHECKS", "true"),
 ];
-// ANCHOR_END: profiles
+// ANCHOR_END: dev_defaults
+
+/// The service built with Cargo's default dev profile, in a target folder of its own
+/// (`target/ch07-unoptimised`), so that the overrides rebuild no other build.
+fn unoptimised_binary() -> Result<PathBuf, String> {
+    let exe = std::env::current_exe()
+        .map_err(|e| format!("cannot find this program: {e}"))?;
+    let dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .ok_or("cannot find the target folder")?
+        .join("ch07-unoptimised");
+    let path = dir.join("debug").join("ch07-axum");
+    let Ok(cargo) = std::env::var("CARGO") else {
+        return Some(path.clone()).filter(|p| p.is_file()).ok_or(format!(
+            "{} is missing: build it with `CARGO_PROFILE_DEV_OPT_LEVEL=0 \
+             CARGO_PROFILE_DEV_DEBUG=true CARGO_PROFILE_DEV_DEBUG_ASSERTIONS=true \
+             CARGO_PROFILE_DEV_OVERFLOW_CHECKS=true cargo build -p ch07-axum --bin ch07-axum \
+             --target-dir {}`",
+            path.display(),
+            dir.display()
+        ));
+    };
+    if !path.is_file() {
+        eprintln!(
+            "building ch07-axum with Cargo's default dev profile, opt-level 0 (once)"
+        );
+    }
+    let ok = Command::new(cargo)
+        .args([
+            "build",
+            "-q",
+            "-p",
+            "ch07-axum",
+            "--bin",
+            "ch07-axum",
+            "--target-dir",
+        ])
+        .arg(&dir)
+        .envs(CARGO_DEV_DEFAULTS)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok || !path.is_file() {
+        return Err(format!("could not build {}", path.display()));
+    }
+    Ok(path)
+}
 
 const CHAPTER: Chapter = Chapter {
     name: "ch07-axum",
@@ -1150,9 +1273,9 @@ const CHAPTER: Chapter = Chapter {
             checked, every non-2xx and transport error counted): /ping while \
             clients keep /hash/inline or /hash (argon2, default cost) busy; the \
             system allocator and mimalloc on /books (200 books as JSON) and /hash; \
-            one mutex and sharded view counters; Cargo's default release profile \
-            and the chapter's; and the same /ping scenario measured by oha, when \
-            it is installed.",
+            one mutex and sharded view counters; Cargo's default release profile, \
+            the chapter's and Cargo's default dev profile (opt-level 0); and the \
+            same /ping scenario measured by oha, when it is installed.",
     listing_dir: env!("CARGO_MANIFEST_DIR"),
     crates: &[
         "tokio",
@@ -1195,24 +1318,17 @@ fn main() {
     let with_mimalloc =
         measure::child::sibling_binary("ch07-axum", "ch07-mimalloc")
             .unwrap_or_else(|e| fail(e));
-    // `--filter profile` selects the experiment by name; a case or variant, its cells.
-    let profiles_run = h.cli().filter.iter().any(|f| f == "profile")
-        || PROFILES.iter().any(|(v, _)| h.cli().selects("books", v));
-    let profiles: Vec<PathBuf> = if profiles_run {
-        PROFILES
-            .iter()
-            .map(|(_, name)| {
-                measure::child::binary_in_profile(
-                    "ch07-axum",
-                    "ch07-axum",
-                    Some(name),
-                )
-                .unwrap_or_else(|e| fail(e))
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
+    // `--filter profile` selects the experiment by name; a case or variant, its cells. Only
+    // the builds a run measures are built.
+    let whole_profile = h.cli().filter.iter().any(|f| f == "profile");
+    let builds: BTreeMap<&str, PathBuf> = Build::NAMES
+        .iter()
+        .filter(|v| whole_profile || h.cli().selects("books", v))
+        .map(|v| {
+            let binary = Build::named(v).and_then(Build::binary);
+            (*v, binary.unwrap_or_else(|e| fail(e)))
+        })
+        .collect();
     if oha.is_none() {
         eprintln!(
             "note: oha is not installed, so `generators` runs this generator only"
@@ -1258,11 +1374,10 @@ fn main() {
         .shaped_by(measure::fields!(p => workers, run_ms, views_per_s, connections)),
         Experiment::new(
             "profile",
-            Cell::grid(["books"], ["release_default", "tuned"]),
+            Cell::grid(["books"], Build::NAMES),
             |cell, _| {
-                let i = PROFILES.iter().position(|(v, _)| *v == cell.variant);
-                let binary =
-                    i.and_then(|i| profiles.get(i)).ok_or("no such profile")?;
+                let build = Build::named(&cell.variant)?;
+                let binary = builds.get(build.name()).ok_or("that build was not made")?;
                 route_cell(p, r, binary, "books")
             },
         )
@@ -1283,8 +1398,15 @@ fn main() {
         .repetitions(5),
         Experiment::new(
             "overload",
-            Cell::grid(["books"], ["unprotected", "shed"]),
-            |cell, _| overload_cell(p, r, this, capacity, &cell.variant),
+            Cell::grid(["books", "hash"], ["unprotected", "shed"]),
+            |cell, _| {
+                let route = match cell.case.as_str() {
+                    "books" => (&r.full_page, Some(capacity)),
+                    "hash" => (&r.hash, None),
+                    other => return Err(format!("unknown route {other:?}")),
+                };
+                overload_cell(p, this, route, &cell.variant)
+            },
         )
         .shaped_by(measure::fields!(p => workers, run_ms, load_page, overload_load, overload_connections, concurrency_limit, goodput_deadline_ms))
         .repetitions(5),
@@ -1297,7 +1419,7 @@ fn main() {
         .repetitions(5),
         Experiment::new(
             "fd_flood",
-            Cell::grid(["flood"], ["axum_serve", "connection_limit"]),
+            Cell::grid(["flood"], ["axum_serve", "connection_limit", "retry_only"]),
             |cell, _| flood_cell(p, r, this, &cell.variant),
         )
         .shaped_by(measure::fields!(p => workers, open_files, flood_connections, max_connections, floods, long_header_timeout_ms))

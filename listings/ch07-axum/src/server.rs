@@ -14,7 +14,7 @@ use hyper_util::service::TowerToHyperService;
 use std::io::Write;
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio::sync::{Semaphore, oneshot};
@@ -72,6 +72,10 @@ pub struct ServeArgs {
     /// connections too).
     #[arg(long, requires = "hardened", default_value_t = 5000)]
     pub header_read_timeout_ms: u64,
+    /// With --hardened: milliseconds a graceful shutdown waits for the requests in
+    /// flight before it closes their connections.
+    #[arg(long, requires = "hardened", default_value_t = 10_000)]
+    pub drain_deadline_ms: u64,
     /// Stop (gracefully) when standard input closes: how the experiments stop it.
     #[arg(long)]
     pub until_stdin_closes: bool,
@@ -101,6 +105,7 @@ impl ServeArgs {
                 header_read_timeout: Duration::from_millis(
                     self.header_read_timeout_ms,
                 ),
+                drain_deadline: Duration::from_millis(self.drain_deadline_ms),
             }),
         }
     }
@@ -120,6 +125,31 @@ pub struct Accept {
 pub struct Hardened {
     pub max_connections: usize,
     pub header_read_timeout: Duration,
+    /// How long a graceful shutdown waits for the requests in flight.
+    pub drain_deadline: Duration,
+}
+
+/// Failed accepts so far, whichever loop met them: the hardened loop counts its
+/// own, and `AcceptErrors` counts the errors `axum::serve`'s loop logs.
+pub static ACCEPT_ERRORS: AtomicU64 = AtomicU64::new(0);
+
+/// A tracing layer that counts `axum::serve`'s accept errors: its loop logs each
+/// one (`handle_accept_error` in axum's `serve/listener.rs`) and sleeps a second.
+pub struct AcceptErrors;
+
+impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for AcceptErrors {
+    fn on_event(
+        &self,
+        event: &tracing::Event<'_>,
+        _: tracing_subscriber::layer::Context<'_, S>,
+    ) {
+        let meta = event.metadata();
+        if *meta.level() == tracing::Level::ERROR
+            && meta.target().starts_with("axum::serve")
+        {
+            ACCEPT_ERRORS.fetch_add(1, Ordering::Relaxed);
+        }
+    }
 }
 
 /// This process's soft limit on open files.
@@ -234,6 +264,7 @@ async fn serve_hardened(
                 Ok((tcp, _)) => tcp,
                 // Out of descriptors despite the limit: try again soon, not in a second.
                 Err(_) => {
+                    ACCEPT_ERRORS.fetch_add(1, Ordering::Relaxed);
                     tokio::time::sleep(Duration::from_millis(10)).await;
                     continue;
                 }
@@ -252,8 +283,16 @@ async fn serve_hardened(
         });
     }
     drop(listener);
-    // Idle connections close now; each request in flight is answered first.
-    graceful.shutdown().await;
+    // Idle connections close now; each request in flight is answered first, if it
+    // is answered before the deadline (nothing in hyper-util bounds the wait).
+    if tokio::time::timeout(limits.drain_deadline, graceful.shutdown())
+        .await
+        .is_err()
+    {
+        eprintln!(
+            "serve: requests still in flight at the drain deadline were cut off"
+        );
+    }
     Ok(())
 }
 // ANCHOR_END: hardened
@@ -315,10 +354,11 @@ async fn serve(args: &ServeArgs, config: &Config) -> std::io::Result<()> {
     // Nobody may be reading any more (a reader's terminal closed): not an error.
     let _ = writeln!(
         std::io::stdout(),
-        "requests started {} answered {} drained_ms {:.1}",
+        "requests started {} answered {} drained_ms {:.1} accept_errors {}",
         requests.started.load(Ordering::Relaxed),
         requests.answered.load(Ordering::Relaxed),
-        signalled.elapsed().as_secs_f64() * 1e3
+        signalled.elapsed().as_secs_f64() * 1e3,
+        ACCEPT_ERRORS.load(Ordering::Relaxed)
     );
     Ok(())
 }
@@ -339,14 +379,24 @@ async fn stop_signal(watch_stdin: bool) {
     }
 }
 
-/// Warnings to stderr; with the `console` feature (and `--cfg tokio_unstable`),
-/// tokio-console's subscriber instead, on 127.0.0.1:6669.
+/// Warnings to stderr, and axum's accept errors counted; with the `console` feature
+/// (and `--cfg tokio_unstable`), tokio-console's subscriber instead, on 127.0.0.1:6669.
 fn init_tracing() {
     #[cfg(feature = "console")]
     console_subscriber::init();
     #[cfg(not(feature = "console"))]
-    let _ = tracing_subscriber::fmt()
-        .with_max_level(tracing::Level::WARN)
-        .with_writer(std::io::stderr)
-        .try_init();
+    {
+        use tracing_subscriber::filter::LevelFilter;
+        use tracing_subscriber::{
+            Layer, layer::SubscriberExt, util::SubscriberInitExt,
+        };
+        let warnings = tracing_subscriber::fmt::layer()
+            .with_writer(std::io::stderr)
+            .with_filter(LevelFilter::WARN);
+        let _ = tracing_subscriber::registry()
+            .with(warnings)
+            // Its own filter, so that no event below WARN is ever built for it.
+            .with(AcceptErrors.with_filter(LevelFilter::ERROR))
+            .try_init();
+    }
 }

@@ -120,6 +120,7 @@ fn hardened(max_connections: usize, header_read_timeout: Duration) -> Accept {
         hardened: Some(Hardened {
             max_connections,
             header_read_timeout,
+            drain_deadline: Duration::from_secs(10),
         }),
     }
 }
@@ -182,11 +183,16 @@ async fn without_a_connection_limit_the_next_connection_is_served() {
     running.shut_down().await.unwrap();
 }
 
-/// `serve` in a child process with at most `open_files` descriptors.
+/// `serve` in a child process with at most `open_files` descriptors, and its
+/// standard output after the address line.
 fn child_server(
     open_files: u64,
     extra: &[&str],
-) -> (std::process::Child, std::net::SocketAddr) {
+) -> (
+    std::process::Child,
+    std::io::BufReader<std::process::ChildStdout>,
+    std::net::SocketAddr,
+) {
     use std::io::BufRead;
     use std::os::unix::process::CommandExt;
     let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_ch07-axum"));
@@ -217,17 +223,50 @@ fn child_server(
     }
     let mut child = command.spawn().unwrap();
     let mut line = String::new();
-    std::io::BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    stdout.read_line(&mut line).unwrap();
     let addr = line.split_whitespace().nth(1).unwrap();
-    (child, addr.trim_start_matches("http://").parse().unwrap())
+    let addr = addr.trim_start_matches("http://").parse().unwrap();
+    (child, stdout, addr)
+}
+
+/// Stops a child server; its last line (`requests started … accept_errors N`).
+fn stop_child(
+    mut child: std::process::Child,
+    mut stdout: std::io::BufReader<std::process::ChildStdout>,
+) -> String {
+    use std::io::Read;
+    drop(child.stdin.take());
+    assert!(
+        child.wait().unwrap().success(),
+        "the server did not stop cleanly"
+    );
+    let mut last = String::new();
+    stdout.read_to_string(&mut last).unwrap();
+    last
+}
+
+/// The number after `key` in a server's last line.
+fn count_after(line: &str, key: &str) -> u64 {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let i = words.iter().position(|w| *w == key);
+    i.and_then(|i| words.get(i + 1)?.parse().ok())
+        .unwrap_or_else(|| panic!("no {key} in {line:?}"))
+}
+
+/// What a flood did to a server.
+#[derive(Debug, PartialEq)]
+struct Flood {
+    served_during: bool,
+    served_after: bool,
+    /// Whether its accept loop met an error (EMFILE) at least once.
+    met_accept_errors: bool,
 }
 
 /// Floods a server limited to 64 descriptors with 128 idle connections: whether a
 /// new connection is served during the flood, and after it ends.
-async fn flood_then_release(extra: &[&str]) -> (bool, bool) {
-    let (mut child, addr) = child_server(64, extra);
+async fn flood_then_release(extra: &[&str]) -> Flood {
+    let (child, stdout, addr) = child_server(64, extra);
     assert!(
         faults::ping_new_connection(addr, Duration::from_secs(5))
             .await
@@ -239,23 +278,92 @@ async fn flood_then_release(extra: &[&str]) -> (bool, bool) {
         faults::ping_new_connection(addr, Duration::from_millis(300)).await;
     drop(flood);
     let after = faults::ping_new_connection(addr, Duration::from_secs(5)).await;
-    drop(child.stdin.take());
-    assert!(
-        child.wait().unwrap().success(),
-        "the server did not stop cleanly"
-    );
-    (during.is_some(), after.is_some())
+    let last = stop_child(child, stdout);
+    Flood {
+        served_during: during.is_some(),
+        served_after: after.is_some(),
+        met_accept_errors: count_after(&last, "accept_errors") > 0,
+    }
 }
+
+/// Out of descriptors, and back once the flood ends.
+const SURVIVED_EMFILE: Flood = Flood {
+    served_during: false,
+    served_after: true,
+    met_accept_errors: true,
+};
 
 #[tokio::test]
 async fn axum_serve_survives_a_flood_past_its_open_file_limit() {
-    assert_eq!(flood_then_release(&[]).await, (false, true));
+    assert_eq!(flood_then_release(&[]).await, SURVIVED_EMFILE);
 }
 
 #[tokio::test]
-async fn a_connection_limit_survives_a_flood_past_the_open_file_limit() {
+async fn without_a_connection_limit_the_hardened_loop_meets_emfile_too() {
+    let unlimited = ["--hardened", "--max-connections", "1000"];
+    assert_eq!(flood_then_release(&unlimited).await, SURVIVED_EMFILE);
+}
+
+#[tokio::test]
+async fn a_connection_limit_keeps_the_process_below_the_open_file_limit() {
     let limited = ["--hardened", "--max-connections", "32"];
-    assert_eq!(flood_then_release(&limited).await, (false, true));
+    let flood = flood_then_release(&limited).await;
+    assert_eq!(
+        flood,
+        Flood {
+            met_accept_errors: false,
+            ..SURVIVED_EMFILE
+        }
+    );
+}
+
+/// A hardened server with a client that is halfway through its headers when the
+/// stop comes: whether the server stops within `wait`.
+async fn stops_with_a_request_half_sent(
+    drain_deadline_ms: &str,
+    wait: Duration,
+) -> bool {
+    use tokio::io::AsyncWriteExt;
+    let hardened = [
+        "--hardened",
+        "--header-read-timeout-ms",
+        "60000",
+        "--drain-deadline-ms",
+        drain_deadline_ms,
+    ];
+    let (mut child, _stdout, addr) = child_server(1024, &hardened);
+    let mut half = tokio::net::TcpStream::connect(addr).await.unwrap();
+    half.write_all(b"GET /ping HTTP/1.1\r\nHost: x\r\n")
+        .await
+        .unwrap();
+    // The server is up, and has had time to read those bytes, before it is told to stop.
+    assert!(
+        faults::ping_new_connection(addr, Duration::from_secs(5))
+            .await
+            .is_some()
+    );
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    drop(child.stdin.take());
+    let started = std::time::Instant::now();
+    while started.elapsed() < wait {
+        if child.try_wait().unwrap().is_some() {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    false
+}
+
+#[tokio::test]
+async fn a_drain_deadline_bounds_a_graceful_shutdown() {
+    assert!(stops_with_a_request_half_sent("200", Duration::from_secs(10)).await);
+}
+
+#[tokio::test]
+async fn without_a_short_deadline_a_half_sent_request_holds_the_shutdown() {
+    assert!(!stops_with_a_request_half_sent("60000", Duration::from_secs(2)).await);
 }
 
 #[tokio::test]
