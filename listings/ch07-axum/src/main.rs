@@ -10,6 +10,7 @@
 
 use ch07_axum::faults;
 use ch07_axum::load::{Errors, Expect, Generator, OpenLoopRun, Request};
+use ch07_axum::server::Stopped;
 use ch07_axum::service::{MAX_PAGE, catalogue, cover_image, hash};
 use measure::{Cell, Chapter, Experiment, Harness, Measurement};
 use serde::Serialize;
@@ -68,6 +69,10 @@ struct Params {
     /// `fd_flood`, `shutdown`: the hardened loop's header-read timeout there, longer
     /// than a flood is held.
     long_header_timeout_ms: u64,
+    /// `shutdown`: /hash's load in percent of its capacity (a queue of hashes in
+    /// flight at the signal), and a drain deadline shorter than that queue's work.
+    queue_load: u32,
+    short_drain_ms: u64,
     /// `fd_flood`: the server's open-file limit, idle connections opened against it,
     /// the hardened server's connection limit, and floods per cell.
     open_files: u64,
@@ -111,6 +116,8 @@ impl Params {
             header_read_timeout_ms: if quick { 200 } else { 1000 },
             slow_ping_connections: 4,
             long_header_timeout_ms: 5000,
+            queue_load: 150,
+            short_drain_ms: 50,
             open_files: 64,
             flood_connections: 128,
             max_connections: 32,
@@ -284,33 +291,7 @@ impl Server {
         self.stdout
             .read_to_string(&mut last)
             .map_err(|e| e.to_string())?;
-        Stopped::parse(&last)
-    }
-}
-
-/// What `serve` prints as it stops:
-/// `requests started N answered M drained_ms D accept_errors E`.
-struct Stopped {
-    started: f64,
-    answered: f64,
-    drained_ms: f64,
-    accept_errors: f64,
-}
-
-impl Stopped {
-    fn parse(text: &str) -> Result<Stopped, String> {
-        let words: Vec<&str> = text.split_whitespace().collect();
-        let after = |key: &str| -> Result<f64, String> {
-            let i = words.iter().position(|w| *w == key);
-            i.and_then(|i| words.get(i + 1)?.parse().ok())
-                .ok_or(format!("the server's last words have no {key}: {text:?}"))
-        };
-        Ok(Stopped {
-            started: after("started")?,
-            answered: after("answered")?,
-            drained_ms: after("drained_ms")?,
-            accept_errors: after("accept_errors")?,
-        })
+        last.parse()
     }
 }
 
@@ -475,7 +456,9 @@ fn route_cell(
         other => return Err(format!("unknown route {other:?}")),
     };
     let server = Server::start(binary, p.workers, &[])?;
-    let (m, server, _) = steady_cell(server, request, rate, p)?;
+    let (mut m, server, _) = steady_cell(server, request, rate, p)?;
+    // What the allocator kept resident at its peak: /hash's 19 MiB blocks.
+    m.push("peak_memory", "MiB", server.peak_memory_mib()?);
     server.stop()?;
     Ok(m)
 }
@@ -582,6 +565,14 @@ fn throughput(
     );
 }
 
+/// The service's own latency quantiles over the cell (its histogram, from the
+/// router's first layer to the response): what a dashboard of the server shows.
+fn server_latency(m: &mut Measurement, server: &Server) -> Result<(), String> {
+    m.push("server_p50", "ns", server.read("/debug/latency_p50_ns")?)
+        .push("server_p99", "ns", server.read("/debug/latency_p99_ns")?);
+    Ok(())
+}
+
 /// CPU time used by the server and by this process (the generator), each as a
 /// share of one core over the run: which of the two saturated.
 struct CpuShares {
@@ -634,6 +625,7 @@ fn curve_cell(
     let took = started.elapsed();
     let mut m = Measurement::new();
     cpu.push(&mut m, &server, took)?;
+    server_latency(&mut m, &server)?;
     throughput(&mut m, &run, rate, took);
     latencies(&mut m, &run, p.curve_length());
     errors(&mut m, &run.tally.errors);
@@ -658,21 +650,34 @@ fn closed_loop_capacity(
     }
 }
 
-/// The rate `overload` offers a percentage of: /books's capacity, measured before the run, or
-/// (`None`) the route's own, measured on the cell's server just before its load.
-type Capacity = Option<f64>;
+/// /hash's capacity on a fresh server without a limit, measured once a repetition so
+/// that both protections are offered the same rate: closed loop with one client more
+/// than its hash permits (one per worker), so that a permit freed finds the next
+/// request already waiting.
+fn hash_capacity(
+    p: &Params,
+    request: &Request,
+    binary: &Path,
+) -> Result<f64, String> {
+    let server = Server::start(binary, p.workers, &[])?;
+    let generator = Generator::new(server.addr)?;
+    generator.fetch(request)?;
+    let clients = p.workers as usize + 1;
+    let capacity =
+        closed_loop_capacity(&generator, request, clients, p.curve_length())?;
+    server.stop()?;
+    Ok(capacity)
+}
 
 // ANCHOR: overload_cell
 /// Experiment `overload`: a route at `overload_load` percent of its capacity over
 /// `overload_connections`, to the service as it was (`unprotected`) or with a
 /// concurrency limit that sheds the excess with 503 (`shed`). `books` never awaits;
-/// `hash` awaits its hash on the blocking pool: its capacity is measured first, with one
-/// client per hash permit (one per worker), so that none waits for a permit and the limit,
-/// larger, sheds none of them.
+/// `hash` awaits its hash on the blocking pool.
 fn overload_cell(
     p: &Params,
     binary: &Path,
-    (request, capacity): (&Request, Capacity),
+    (request, capacity): (&Request, f64),
     variant: &str,
 ) -> Result<Measurement, String> {
     let limit = p.concurrency_limit.to_string();
@@ -684,15 +689,6 @@ fn overload_cell(
     let server = Server::start(binary, p.workers, extra)?;
     let generator = Generator::new(server.addr)?;
     generator.fetch(request)?;
-    let capacity = match capacity {
-        Some(c) => c,
-        None => closed_loop_capacity(
-            &generator,
-            request,
-            p.workers as usize,
-            p.curve_length(),
-        )?,
-    };
     let rate = capacity * p.overload_load as f64 / 100.0;
     let cpu = CpuShares::start(&server)?;
     let started = Instant::now();
@@ -717,6 +713,7 @@ fn overload_cell(
         )
         .push("peak_memory", "MiB", server.peak_memory_mib()?);
     cpu.push(&mut m, &server, took)?;
+    server_latency(&mut m, &server)?;
     throughput(&mut m, &run, rate, took);
     latencies(&mut m, &run, p.length());
     let mut unexpected = run.tally.errors.clone();
@@ -853,7 +850,7 @@ fn flood_cell(
         .push(
             "accept_errors_per_flood",
             "count",
-            stopped.accept_errors / p.floods as f64,
+            stopped.accept_errors as f64 / p.floods as f64,
         )
         .push("in_flight_answered", "count", tally.ok as f64)
         .push("in_flight_p99", "ns", tally.latency.p99_ns());
@@ -862,32 +859,31 @@ fn flood_cell(
 }
 // ANCHOR_END: flood_cell
 
-/// Experiment `shutdown`: /books at half the capacity; halfway through, the stop
-/// signal. Every request the server began must reach the client.
+/// Experiment `shutdown`: halfway through a run, the stop signal, to `axum::serve`,
+/// the hardened loop (its drain deadline ten seconds) or the hardened loop with a
+/// short deadline. `under_load`: /books at half the capacity, about one request in
+/// flight; `hash_queue`: /hash past its capacity, a queue of hashes in flight.
 fn shutdown_cell(
     p: &Params,
-    r: &Requests,
     binary: &Path,
-    capacity: f64,
+    (request, rate): (&Request, f64),
     variant: &str,
 ) -> Result<Measurement, String> {
-    let flags = match variant {
+    let mut flags = match variant {
         "axum_serve" => vec![],
-        "hardened" => hardened(p.long_header_timeout_ms, None),
+        "hardened" | "short_drain" => hardened(p.long_header_timeout_ms, None),
         other => return Err(format!("unknown server {other:?}")),
     };
+    if variant == "short_drain" {
+        flags.extend(["--drain-deadline-ms".into(), p.short_drain_ms.to_string()]);
+    }
     let mut server = Server::start(binary, p.workers, &as_strs(&flags))?;
     let generator = Generator::new(server.addr)?;
-    generator.fetch(&r.full_page)?;
+    generator.fetch(request)?;
     let half = p.length() / 2;
     let run = std::thread::scope(|s| {
         let load = s.spawn(|| {
-            generator.open_loop(
-                &r.full_page,
-                capacity / 2.0,
-                p.length(),
-                p.connections,
-            )
+            generator.open_loop(request, rate, p.length(), p.connections)
         });
         std::thread::sleep(half);
         server.signal_stop();
@@ -899,15 +895,21 @@ fn shutdown_cell(
     // The warm-up request was begun and answered too.
     let answered = (run.tally.ok + e.statuses() + 1) as f64;
     let mut m = Measurement::new();
-    m.push("started", "count", stopped.started)
+    let started = stopped.started as f64;
+    m.push("started", "count", started)
         .push("answered", "count", answered)
-        .push("lost", "count", stopped.started - answered)
+        .push("lost", "count", started - answered)
         .push(
             "unanswered_by_server",
             "count",
-            stopped.started - stopped.answered,
+            started - stopped.answered as f64,
         )
         .push("refused", "count", (e.transport + e.timeout) as f64)
+        .push(
+            "in_flight_at_signal",
+            "count",
+            stopped.in_flight_at_signal as f64,
+        )
         .push("drain_ms", "ms", stopped.drained_ms);
     latencies(&mut m, &run, p.length());
     Ok(m)
@@ -1399,13 +1401,24 @@ fn main() {
         Experiment::new(
             "overload",
             Cell::grid(["books", "hash"], ["unprotected", "shed"]),
-            |cell, _| {
-                let route = match cell.case.as_str() {
-                    "books" => (&r.full_page, Some(capacity)),
-                    "hash" => (&r.hash, None),
-                    other => return Err(format!("unknown route {other:?}")),
-                };
-                overload_cell(p, this, route, &cell.variant)
+            {
+                // /hash's capacity in this repetition: (repetition, answers a second).
+                let mut hash_rate: Option<(u32, f64)> = None;
+                move |cell, rep| {
+                    let route = match cell.case.as_str() {
+                        "books" => (&r.full_page, capacity),
+                        "hash" => {
+                            let rate = match hash_rate {
+                                Some((at, rate)) if at == rep => rate,
+                                _ => hash_capacity(p, &r.hash, this)?,
+                            };
+                            hash_rate = Some((rep, rate));
+                            (&r.hash, rate)
+                        }
+                        other => return Err(format!("unknown route {other:?}")),
+                    };
+                    overload_cell(p, this, route, &cell.variant)
+                }
             },
         )
         .shaped_by(measure::fields!(p => workers, run_ms, load_page, overload_load, overload_connections, concurrency_limit, goodput_deadline_ms))
@@ -1426,10 +1439,30 @@ fn main() {
         .repetitions(5),
         Experiment::new(
             "shutdown",
-            Cell::grid(["under_load"], ["axum_serve", "hardened"]),
-            |cell, _| shutdown_cell(p, r, this, capacity, &cell.variant),
+            Cell::grid(
+                ["under_load", "hash_queue"],
+                ["axum_serve", "hardened", "short_drain"],
+            ),
+            {
+                let mut hash_rate: Option<(u32, f64)> = None;
+                move |cell, rep| {
+                    let load = match cell.case.as_str() {
+                        "under_load" => (&r.full_page, capacity / 2.0),
+                        "hash_queue" => {
+                            let rate = match hash_rate {
+                                Some((at, rate)) if at == rep => rate,
+                                _ => hash_capacity(p, &r.hash, this)?,
+                            };
+                            hash_rate = Some((rep, rate));
+                            (&r.hash, rate * p.queue_load as f64 / 100.0)
+                        }
+                        other => return Err(format!("unknown load {other:?}")),
+                    };
+                    shutdown_cell(p, this, load, &cell.variant)
+                }
+            },
         )
-        .shaped_by(measure::fields!(p => workers, run_ms, load_page, connections, long_header_timeout_ms))
+        .shaped_by(measure::fields!(p => workers, run_ms, load_page, connections, long_header_timeout_ms, queue_load, short_drain_ms))
         .repetitions(5),
         Experiment::new(
             "bodies",

@@ -32,7 +32,8 @@ pub struct ServeArgs {
     /// The public port (0: any free port).
     #[arg(long, default_value_t = 3000)]
     pub port: u16,
-    /// The internal port: /debug/cpu, /debug/faults, /debug/views, /debug/pprof/flamegraph (0: any).
+    /// The internal port: /debug/cpu, /debug/faults, /debug/views, /debug/latency_p50_ns,
+    /// /debug/latency_p99_ns, /debug/pprof/flamegraph (0: any).
     #[arg(long, default_value_t = 9000)]
     pub internal_port: u16,
     /// Tokio worker threads [default: every core].
@@ -204,7 +205,7 @@ pub async fn start_with(
     let private = TcpListener::bind(("127.0.0.1", internal_port)).await?;
     let (addr, internal_addr) = (public.local_addr()?, private.local_addr()?);
     let (stop, stopped) = oneshot::channel::<()>();
-    let internal_router = internal(state.views.clone());
+    let internal_router = internal(state.views.clone(), state.requests.clone());
     tokio::spawn(async move { axum::serve(private, internal_router).await });
     let nodelay = accept.nodelay;
     let served = match accept.hardened.clone() {
@@ -289,8 +290,12 @@ async fn serve_hardened(
         .await
         .is_err()
     {
+        // Each connection holds a slot until its task ends.
+        let open = limits.max_connections - slots.available_permits();
         eprintln!(
-            "serve: requests still in flight at the drain deadline were cut off"
+            "serve: {open} connection(s) still open at the drain deadline ({:?}); \
+             they are closed unanswered as the runtime shuts down",
+            limits.drain_deadline
         );
     }
     Ok(())
@@ -349,18 +354,80 @@ async fn serve(args: &ServeArgs, config: &Config) -> std::io::Result<()> {
     std::io::stdout().flush()?;
     stop_signal(args.until_stdin_closes).await;
     let signalled = std::time::Instant::now();
-    running.shut_down().await?;
     let requests = &state.requests;
+    // Answered first: the count of begun requests read after it can only be larger.
+    let answered = requests.answered.load(Ordering::Relaxed);
+    let in_flight_at_signal = requests.started.load(Ordering::Relaxed) - answered;
+    running.shut_down().await?;
+    let stopped = Stopped {
+        started: requests.started.load(Ordering::Relaxed),
+        answered: requests.answered.load(Ordering::Relaxed),
+        in_flight_at_signal,
+        drained_ms: signalled.elapsed().as_secs_f64() * 1e3,
+        accept_errors: ACCEPT_ERRORS.load(Ordering::Relaxed),
+    };
     // Nobody may be reading any more (a reader's terminal closed): not an error.
-    let _ = writeln!(
-        std::io::stdout(),
-        "requests started {} answered {} drained_ms {:.1} accept_errors {}",
-        requests.started.load(Ordering::Relaxed),
-        requests.answered.load(Ordering::Relaxed),
-        signalled.elapsed().as_secs_f64() * 1e3,
-        ACCEPT_ERRORS.load(Ordering::Relaxed)
-    );
+    let _ = writeln!(std::io::stdout(), "{stopped}");
     Ok(())
+}
+
+/// What `serve` prints as it stops, its last line:
+/// `requests started N answered M in_flight_at_signal F drained_ms D accept_errors E`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Stopped {
+    pub started: u64,
+    pub answered: u64,
+    /// Begun and not yet answered when the stop signal came: what the drain waits for.
+    pub in_flight_at_signal: u64,
+    /// From the stop signal to the last connection closed.
+    pub drained_ms: f64,
+    /// Failed accepts over the whole run (see [`ACCEPT_ERRORS`]).
+    pub accept_errors: u64,
+}
+
+impl std::fmt::Display for Stopped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "requests started {} answered {} in_flight_at_signal {} drained_ms {:.1} \
+             accept_errors {}",
+            self.started,
+            self.answered,
+            self.in_flight_at_signal,
+            self.drained_ms,
+            self.accept_errors
+        )
+    }
+}
+
+impl std::str::FromStr for Stopped {
+    type Err = String;
+
+    /// The last line of `text` (what the server printed, up to its exit).
+    fn from_str(text: &str) -> Result<Stopped, String> {
+        let line = text.lines().last().unwrap_or_default();
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let after = |key: &str| {
+            let i = words.iter().position(|w| *w == key);
+            i.and_then(|i| words.get(i + 1))
+                .copied()
+                .ok_or(format!("the server's last line has no {key}: {line:?}"))
+        };
+        let number = |key: &str| {
+            after(key)?
+                .parse::<u64>()
+                .map_err(|e| format!("{key} in {line:?}: {e}"))
+        };
+        Ok(Stopped {
+            started: number("started")?,
+            answered: number("answered")?,
+            in_flight_at_signal: number("in_flight_at_signal")?,
+            drained_ms: after("drained_ms")?
+                .parse()
+                .map_err(|e| format!("drained_ms in {line:?}: {e}"))?,
+            accept_errors: number("accept_errors")?,
+        })
+    }
 }
 
 /// Ctrl-C, or standard input closing when asked to watch it.
@@ -380,23 +447,54 @@ async fn stop_signal(watch_stdin: bool) {
 }
 
 /// Warnings to stderr, and axum's accept errors counted; with the `console` feature
-/// (and `--cfg tokio_unstable`), tokio-console's subscriber instead, on 127.0.0.1:6669.
+/// (and `--cfg tokio_unstable`), tokio-console's layer too, on 127.0.0.1:6669.
 fn init_tracing() {
+    use tracing_subscriber::filter::LevelFilter;
+    use tracing_subscriber::{
+        Layer, layer::SubscriberExt, util::SubscriberInitExt,
+    };
+    let warnings = tracing_subscriber::fmt::layer()
+        .with_writer(std::io::stderr)
+        .with_filter(LevelFilter::WARN);
+    let registry = tracing_subscriber::registry()
+        .with(warnings)
+        // Its own filter, so that no event below WARN is ever built for it.
+        .with(AcceptErrors.with_filter(LevelFilter::ERROR));
+    // console_subscriber::spawn, not init: init would set a subscriber without these layers.
     #[cfg(feature = "console")]
-    console_subscriber::init();
-    #[cfg(not(feature = "console"))]
-    {
-        use tracing_subscriber::filter::LevelFilter;
-        use tracing_subscriber::{
-            Layer, layer::SubscriberExt, util::SubscriberInitExt,
+    let registry = registry.with(console_subscriber::spawn());
+    let _ = registry.try_init();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Stopped;
+
+    #[test]
+    fn the_last_line_reads_back_as_it_was_written() {
+        let stopped = Stopped {
+            started: 1200,
+            answered: 1198,
+            in_flight_at_signal: 7,
+            drained_ms: 12.5,
+            accept_errors: 3,
         };
-        let warnings = tracing_subscriber::fmt::layer()
-            .with_writer(std::io::stderr)
-            .with_filter(LevelFilter::WARN);
-        let _ = tracing_subscriber::registry()
-            .with(warnings)
-            // Its own filter, so that no event below WARN is ever built for it.
-            .with(AcceptErrors.with_filter(LevelFilter::ERROR))
-            .try_init();
+        let printed = format!(
+            "listening http://127.0.0.1:1 internal http://127.0.0.1:2\n{stopped}\n"
+        );
+        assert_eq!(printed.parse::<Stopped>(), Ok(stopped));
+    }
+
+    #[test]
+    fn a_last_line_without_a_count_is_an_error_naming_it() {
+        let err =
+            "requests started 4 answered 4 in_flight_at_signal 0 drained_ms 1.0"
+                .parse::<Stopped>()
+                .unwrap_err();
+        assert!(err.contains("accept_errors"), "{err}");
+        let err = "requests started four answered 4 in_flight_at_signal 0 drained_ms 1.0 accept_errors 0"
+            .parse::<Stopped>()
+            .unwrap_err();
+        assert!(err.contains("started"), "{err}");
     }
 }

@@ -6,7 +6,8 @@
 //! `GET /cover/copy` (a fresh copy), `GET /ping`, `GET /books` (a catalogue
 //! serialised with serde_json), `POST /books` (a book as JSON, checked and
 //! numbered) and `POST /books/{id}/views` (a per-book view counter). The internal router, on a
-//! port of its own, serves `/debug/cpu` and `/debug/pprof/flamegraph`.
+//! port of its own, serves the process's CPU time and page faults, the views counted, the
+//! service's own latency quantiles and `/debug/pprof/flamegraph`.
 
 use argon2::Argon2;
 use argon2::password_hash::{PasswordHasher, SaltString};
@@ -17,12 +18,13 @@ use axum::extract::{DefaultBodyLimit, Json, Path, Query, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use measure::LatencyHistogram;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::hash::{BuildHasher, RandomState};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tokio::sync::Semaphore;
 use tower::limit::GlobalConcurrencyLimitLayer;
 use tower::load_shed::LoadShedLayer;
@@ -77,10 +79,13 @@ pub struct AppState {
 
 /// Requests the service began and answered (any status): after a graceful
 /// shutdown, `serve` prints both, and a request begun but never answered is lost.
+/// `latency` is the service's own view: from the router's first layer receiving a
+/// request to its response, handed back to hyper.
 #[derive(Default, Debug)]
 pub struct RequestCounts {
     pub started: AtomicU64,
     pub answered: AtomicU64,
+    pub latency: Mutex<LatencyHistogram>,
 }
 
 impl AppState {
@@ -174,7 +179,10 @@ pub fn counted(router: Router, counts: Arc<RequestCounts>) -> Router {
             let counts = counts.clone();
             async move {
                 counts.started.fetch_add(1, Ordering::Relaxed);
+                let began = Instant::now();
                 let response = next.run(request).await;
+                let took = began.elapsed();
+                counts.latency.lock().expect("never poisoned").record(took);
                 counts.answered.fetch_add(1, Ordering::Relaxed);
                 response
             }
@@ -414,9 +422,18 @@ async fn count_view(State(state): State<AppState>, Path(id): Path<u32>) -> Strin
 // ANCHOR_END: counters
 
 /// The internal routes, served on a second 127.0.0.1 port only.
-pub fn internal(views: Arc<dyn Counters>) -> Router {
+pub fn internal(views: Arc<dyn Counters>, requests: Arc<RequestCounts>) -> Router {
+    let quantile = move |q: f64| {
+        let requests = requests.clone();
+        move || async move {
+            let latency = requests.latency.lock().expect("never poisoned");
+            latency.quantile_ns(q).to_string()
+        }
+    };
     Router::new()
         .route("/debug/cpu", get(|| async { usage().0.to_string() }))
+        .route("/debug/latency_p50_ns", get(quantile(0.50)))
+        .route("/debug/latency_p99_ns", get(quantile(0.99)))
         .route("/debug/faults", get(|| async { usage().1.to_string() }))
         .route(
             "/debug/views",

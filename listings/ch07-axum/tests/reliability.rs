@@ -235,7 +235,8 @@ async fn a_graceful_shutdown_finishes_requests_in_flight_and_refuses_new_ones() 
 #[tokio::test]
 async fn the_internal_port_serves_a_flamegraph_of_a_busy_process() {
     let (_, state) = app_with(Router::new());
-    let internal = ch07_axum::service::internal(state.views.clone());
+    let internal =
+        ch07_axum::service::internal(state.views.clone(), state.requests.clone());
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let spinning = stop.clone();
     let busy = std::thread::spawn(move || {

@@ -9,6 +9,11 @@
 //! rates, counts of errors and failures, and a checksum's answer ([`kept`]). A
 //! command that needs a tool the machine may lack says so, `# needs strace` (or
 //! `# numbers vary; needs strace`), and is skipped, with a message, where the tool is missing.
+//!
+//! A `cargo run -q -p PACKAGE --example NAME` runs the example as `cargo test --workspace` builds
+//! it ([`Examples`]): `cargo run -p` alone would resolve the package's dependencies' features
+//! anew and rebuild them, minutes of a CI run. `cargo run` replaces itself with the program, so
+//! what it prints, and its exit status, are the program's either way.
 
 use anyhow::{Context, Result, bail};
 use std::path::{Path, PathBuf};
@@ -28,6 +33,7 @@ pub fn check(root: &Path, update: bool) -> Result<()> {
         }
     }
     files.sort();
+    let examples = Examples::built(root)?;
     let mut stale = Vec::new();
     for file in &files {
         let shown = file
@@ -44,7 +50,8 @@ pub fn check(root: &Path, update: bool) -> Result<()> {
             println!("skip {shown}: it needs `{tool}`, which is not installed");
             continue;
         }
-        let output = run(root, command).with_context(|| format!("{shown}: running `{command}`"))?;
+        let output = run(root, &examples.direct(command))
+            .with_context(|| format!("{shown}: running `{command}`"))?;
         let fresh = format!("$ {command}\n{output}");
         let same = if notes.numbers_vary {
             shape(&fresh) == shape(&text)
@@ -93,6 +100,87 @@ fn run(root: &Path, command: &str) -> Result<String> {
         String::from_utf8_lossy(&out.stderr)
     );
     Ok(normalise(&text))
+}
+
+/// The listings' examples as `cargo test --workspace --no-run` builds them (a no-op after CI's
+/// cargo test step): (package, example) and the program's path.
+pub struct Examples(Vec<(String, String, PathBuf)>);
+
+impl Examples {
+    fn built(root: &Path) -> Result<Examples> {
+        let out = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+            .args([
+                "test",
+                "-q",
+                "--workspace",
+                "--no-run",
+                "--message-format=json",
+            ])
+            .current_dir(root)
+            .stderr(std::process::Stdio::inherit())
+            .output()
+            .context("running cargo test --no-run")?;
+        if !out.status.success() {
+            bail!("`cargo test --workspace --no-run` failed: the examples cannot be built");
+        }
+        Examples::from_messages(&String::from_utf8_lossy(&out.stdout))
+    }
+
+    /// Cargo's `compiler-artifact` messages, one JSON object a line: each example's program.
+    pub fn from_messages(messages: &str) -> Result<Examples> {
+        let mut found = Vec::new();
+        for line in messages.lines().filter(|l| l.starts_with('{')) {
+            let m: serde_json::Value = serde_json::from_str(line).context("cargo's JSON")?;
+            let is_example = m["target"]["kind"]
+                .as_array()
+                .is_some_and(|k| k.iter().any(|k| k == "example"));
+            if m["reason"] != "compiler-artifact" || !is_example {
+                continue;
+            }
+            let (Some(id), Some(name), Some(exe)) = (
+                m["package_id"].as_str(),
+                m["target"]["name"].as_str(),
+                m["executable"].as_str(),
+            ) else {
+                continue;
+            };
+            found.push((package_name(id), name.to_string(), PathBuf::from(exe)));
+        }
+        Ok(Examples(found))
+    }
+
+    /// `command` with each `cargo run -q -p PACKAGE --example NAME [--]` that names a built
+    /// example replaced by the example's program.
+    pub fn direct(&self, command: &str) -> String {
+        let words: Vec<&str> = command.split(' ').collect();
+        let mut out: Vec<String> = Vec::new();
+        let mut i = 0;
+        while i < words.len() {
+            if let ["cargo", "run", "-q", "-p", package, "--example", name, ..] = words[i..]
+                && let Some((_, _, exe)) = self.0.iter().find(|(p, n, _)| p == package && n == name)
+            {
+                out.push(exe.display().to_string());
+                i += 7;
+                if words.get(i) == Some(&"--") {
+                    i += 1;
+                }
+                continue;
+            }
+            out.push(words[i].to_string());
+            i += 1;
+        }
+        out.join(" ")
+    }
+}
+
+/// A package's name from cargo's package id: `path+file:///x/ch02-mutexes#0.1.0` (the folder's
+/// name) or `path+file:///x/dir#name@0.1.0`.
+fn package_name(id: &str) -> String {
+    let (path, fragment) = id.rsplit_once('#').unwrap_or((id, ""));
+    match fragment.split_once('@') {
+        Some((name, _)) => name.to_string(),
+        None => path.rsplit('/').next().unwrap_or(path).to_string(),
+    }
 }
 
 /// The first line where `now` differs from `was`, both shown, for the log of a run that failed.
@@ -284,6 +372,37 @@ mod tests {
         assert!(shown.contains("line 2: now \"B\""), "{shown}");
         let shorter = first_difference("a\nb\n", "a\n");
         assert!(shorter.contains("now \"(the end)\""), "{shorter}");
+    }
+
+    #[test]
+    fn a_built_example_runs_as_its_program_and_the_rest_of_the_command_stays() {
+        let messages = concat!(
+            r#"{"reason":"compiler-artifact","package_id":"path+file:///r/listings/ch05-rayon-lanes#0.1.0","target":{"kind":["example"],"name":"panic"},"executable":"/r/target/debug/examples/panic"}"#,
+            "\n",
+            r#"{"reason":"compiler-artifact","package_id":"path+file:///r/tools/x#other@0.1.0","target":{"kind":["example"],"name":"demo"},"executable":"/r/target/debug/examples/demo"}"#,
+            "\n",
+            r#"{"reason":"compiler-artifact","package_id":"path+file:///r/listings/ch05-rayon-lanes#0.1.0","target":{"kind":["lib"],"name":"ch05"},"executable":null}"#,
+            "\n",
+            r#"{"reason":"build-finished","success":true}"#,
+        );
+        let examples = Examples::from_messages(messages).unwrap();
+        assert_eq!(
+            examples.direct(
+                "RUST_BACKTRACE=0 cargo run -q -p ch05-rayon-lanes --example panic -- handler 2>&1; echo $?"
+            ),
+            "RUST_BACKTRACE=0 /r/target/debug/examples/panic handler 2>&1; echo $?"
+        );
+        assert_eq!(
+            examples.direct("cargo run -q -p other --example demo"),
+            "/r/target/debug/examples/demo"
+        );
+        // Another package's example of that name, or another command, is left to cargo.
+        for command in [
+            "cargo run -q -p ch02-mutexes --example panic",
+            "cargo clippy -q -p ch05-rayon-lanes --lib",
+        ] {
+            assert_eq!(examples.direct(command), command);
+        }
     }
 
     #[test]
