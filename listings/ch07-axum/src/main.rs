@@ -669,6 +669,29 @@ fn hash_capacity(
     Ok(capacity)
 }
 
+/// /hash's capacity in the current repetition, measured at its first cell that asks.
+#[derive(Default)]
+struct HashRate(Option<(u32, f64)>);
+
+impl HashRate {
+    fn in_repetition(
+        &mut self,
+        rep: u32,
+        p: &Params,
+        r: &Requests,
+        binary: &Path,
+    ) -> Result<f64, String> {
+        match self.0 {
+            Some((at, rate)) if at == rep => Ok(rate),
+            _ => {
+                let rate = hash_capacity(p, &r.hash, binary)?;
+                self.0 = Some((rep, rate));
+                Ok(rate)
+            }
+        }
+    }
+}
+
 // ANCHOR: overload_cell
 /// Experiment `overload`: a route at `overload_load` percent of its capacity over
 /// `overload_connections`, to the service as it was (`unprotected`) or with a
@@ -1402,19 +1425,11 @@ fn main() {
             "overload",
             Cell::grid(["books", "hash"], ["unprotected", "shed"]),
             {
-                // /hash's capacity in this repetition: (repetition, answers a second).
-                let mut hash_rate: Option<(u32, f64)> = None;
+                let mut hash_rate = HashRate::default();
                 move |cell, rep| {
                     let route = match cell.case.as_str() {
                         "books" => (&r.full_page, capacity),
-                        "hash" => {
-                            let rate = match hash_rate {
-                                Some((at, rate)) if at == rep => rate,
-                                _ => hash_capacity(p, &r.hash, this)?,
-                            };
-                            hash_rate = Some((rep, rate));
-                            (&r.hash, rate)
-                        }
+                        "hash" => (&r.hash, hash_rate.in_repetition(rep, p, r, this)?),
                         other => return Err(format!("unknown route {other:?}")),
                     };
                     overload_cell(p, this, route, &cell.variant)
@@ -1444,16 +1459,12 @@ fn main() {
                 ["axum_serve", "hardened", "short_drain"],
             ),
             {
-                let mut hash_rate: Option<(u32, f64)> = None;
+                let mut hash_rate = HashRate::default();
                 move |cell, rep| {
                     let load = match cell.case.as_str() {
                         "under_load" => (&r.full_page, capacity / 2.0),
                         "hash_queue" => {
-                            let rate = match hash_rate {
-                                Some((at, rate)) if at == rep => rate,
-                                _ => hash_capacity(p, &r.hash, this)?,
-                            };
-                            hash_rate = Some((rep, rate));
+                            let rate = hash_rate.in_repetition(rep, p, r, this)?;
                             (&r.hash, rate * p.queue_load as f64 / 100.0)
                         }
                         other => return Err(format!("unknown load {other:?}")),
