@@ -107,7 +107,7 @@ pub fn make(root: &Path) -> Result<PathBuf> {
 
 /// Every library (rlib, proc-macro) `cargo test --workspace --no-run` reports, fresh or built.
 fn built_libs(root: &Path) -> Result<Vec<Lib>> {
-    let out = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+    let out = measure::cargo_command()
         .current_dir(root)
         .args([
             "test",

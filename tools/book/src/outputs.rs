@@ -108,7 +108,7 @@ pub struct Examples(Vec<(String, String, PathBuf)>);
 
 impl Examples {
     fn built(root: &Path) -> Result<Examples> {
-        let out = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+        let out = measure::cargo_command()
             .args([
                 "test",
                 "-q",

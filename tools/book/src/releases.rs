@@ -315,7 +315,7 @@ fn measure_matrix(
 
 /// Cargo in a release's workspace, building into its own target folder.
 fn cargo(dir: &Path) -> Command {
-    let mut c = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    let mut c = measure::cargo_command();
     c.current_dir(dir)
         .env("CARGO_TARGET_DIR", dir.join("target"));
     c

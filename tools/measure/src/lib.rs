@@ -128,25 +128,42 @@ macro_rules! assert_optimised {
     };
 }
 
-/// Removes the variables `cargo run` gives the running program (its package's `CARGO_PKG_*`,
-/// `CARGO_MANIFEST_*`, `CARGO_CRATE_NAME`, ...), so that a child cargo builds (a sibling binary,
-/// `child::binary_in_profile`) does not see them: a build script that tracks one of them (ring's
-/// does) would rerun, and every crate above it rebuild, once per run. `CARGO` itself stays.
+/// Whether `name` is one of the variables `cargo run` gives the program it runs (its package's
+/// `CARGO_PKG_*`, `CARGO_MANIFEST_*`, `CARGO_CRATE_NAME`, ...), which a cargo started from that
+/// program inherits: a build script that tracks one of them (ring's tracks
+/// `CARGO_MANIFEST_DIR`) reruns, and every crate above it rebuilds. `CARGO` itself is not one.
+pub fn set_by_cargo_run(name: &str) -> bool {
+    ["CARGO_PKG_", "CARGO_MANIFEST_"]
+        .iter()
+        .any(|p| name.starts_with(p))
+        || [
+            "CARGO_CRATE_NAME",
+            "CARGO_BIN_NAME",
+            "CARGO_PRIMARY_PACKAGE",
+        ]
+        .contains(&name)
+}
+
+/// `cargo` (the one that runs this program, else the PATH's) without the variables of
+/// [`set_by_cargo_run`], for a program that keeps them itself but builds the workspace again
+/// (a no-op when nothing changed, as after `cargo test --workspace` from a shell).
+pub fn cargo_command() -> std::process::Command {
+    let mut cargo =
+        std::process::Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    for (name, _) in std::env::vars_os() {
+        if name.to_str().is_some_and(set_by_cargo_run) {
+            cargo.env_remove(name);
+        }
+    }
+    cargo
+}
+
+/// Removes the variables of [`set_by_cargo_run`] from this process, so that a child cargo builds
+/// (a sibling binary, `child::binary_in_profile`) does not see them.
 ///
 /// # Safety
 /// No other thread may run (or read the environment) meanwhile: call it first thing in `main`.
 pub unsafe fn forget_what_cargo_run_set() {
-    let set_by_cargo_run = |name: &str| {
-        ["CARGO_PKG_", "CARGO_MANIFEST_"]
-            .iter()
-            .any(|p| name.starts_with(p))
-            || [
-                "CARGO_CRATE_NAME",
-                "CARGO_BIN_NAME",
-                "CARGO_PRIMARY_PACKAGE",
-            ]
-            .contains(&name)
-    };
     let names: Vec<_> = std::env::vars_os()
         .filter_map(|(name, _)| name.into_string().ok())
         .filter(|name| set_by_cargo_run(name))
@@ -154,5 +171,32 @@ pub unsafe fn forget_what_cargo_run_set() {
     for name in names {
         // SAFETY: the caller runs no other thread (this function's contract).
         unsafe { std::env::remove_var(name) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cargo_command_leaves_out_what_cargo_gave_this_test() {
+        // `cargo test` gives the test its package's variables, as `cargo run` gives a program.
+        assert!(std::env::var_os("CARGO_MANIFEST_DIR").is_some());
+        let cargo = cargo_command();
+        let removed: Vec<_> = cargo
+            .get_envs()
+            .filter(|(_, value)| value.is_none())
+            .map(|(name, _)| name.to_string_lossy().into_owned())
+            .collect();
+        assert!(
+            removed.contains(&"CARGO_MANIFEST_DIR".to_string()),
+            "{removed:?}"
+        );
+        assert!(
+            removed.contains(&"CARGO_PKG_NAME".to_string()),
+            "{removed:?}"
+        );
+        assert!(removed.iter().all(|n| set_by_cargo_run(n)), "{removed:?}");
+        assert!(!set_by_cargo_run("CARGO") && !set_by_cargo_run("CARGO_TARGET_DIR"));
     }
 }

@@ -18,7 +18,10 @@ pub fn fresh_dir(name: &str) -> PathBuf {
 }
 
 /// Runs `exe` with `args` and the extra environment `env`, its record going to `out` (`--out`):
-/// what it printed and returned, and whether it wrote the record.
+/// what it printed and returned, and whether it wrote the record. Without `CARGO`, as when run
+/// from `target/debug`: the listing uses the sibling binaries `cargo test` built beside it
+/// (`measure::child::sibling_binary`) instead of asking cargo for them, which would build the
+/// package's dependencies again with its own features alone (40 s of a cold CI run).
 pub fn run_listing<K: AsRef<OsStr>, V: AsRef<OsStr>>(
     exe: &Path,
     args: &[&str],
@@ -29,6 +32,7 @@ pub fn run_listing<K: AsRef<OsStr>, V: AsRef<OsStr>>(
         .args(args)
         .arg("--out")
         .arg(out)
+        .env_remove("CARGO")
         .envs(env.iter().map(|(k, v)| (k, v)))
         .output()
         .expect("the listing starts");
