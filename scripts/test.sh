@@ -127,10 +127,8 @@ quick_listings() {
     # The listings' binaries as the cargo test step built them (its integration tests need them),
     # then each run from target/debug: `cargo run -p` one listing at a time would resolve its
     # dependencies' features anew and rebuild them, minutes of a cold CI run.
+    # (Chapter 10's quick mode runs its service from there too; a full run builds it for release.)
     cargo test -q --workspace --no-run || return 1
-    # Chapter 10 measures its service as a service ships, built for release; `cargo run` builds it
-    # (measure::child::binary_in_profile), a binary run from target/debug does not.
-    cargo build -q --release -p ch10-logging --bin ch10-service || return 1
     for dir in listings/*/; do
         local name
         name=$(basename "$dir")

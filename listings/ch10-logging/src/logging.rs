@@ -46,6 +46,15 @@ pub struct Logging {
 }
 
 impl Logging {
+    /// A subscriber that writes on the emitting thread (or none): nothing to flush or count.
+    fn on_the_thread(dispatch: Option<Dispatch>) -> Logging {
+        Logging {
+            dispatch,
+            guard: None,
+            dropped: None,
+        }
+    }
+
     /// Installs the subscriber as the process's global default (once per process).
     pub fn install(&self) -> Result<(), String> {
         match &self.dispatch {
@@ -73,23 +82,11 @@ impl Logging {
 pub fn logging(writer: Writer, filter: &str, queue_lines: usize) -> Result<Logging, String> {
     let filter = EnvFilter::try_new(filter).map_err(|e| format!("bad filter {filter:?}: {e}"))?;
     Ok(match writer {
-        Writer::Off => Logging {
-            dispatch: None,
-            guard: None,
-            dropped: None,
-        },
-        Writer::OnTheWorker => Logging {
-            dispatch: Some(fmt_on_the_worker(filter)),
-            guard: None,
-            dropped: None,
-        },
+        Writer::Off => Logging::on_the_thread(None),
+        Writer::OnTheWorker => Logging::on_the_thread(Some(fmt_on_the_worker(filter))),
         Writer::NonBlockingLossy => fmt_through_a_thread(filter, true, queue_lines),
         Writer::NonBlockingLossless => fmt_through_a_thread(filter, false, queue_lines),
-        Writer::IntoNothing => Logging {
-            dispatch: Some(fmt_into_nothing(filter)),
-            guard: None,
-            dropped: None,
-        },
+        Writer::IntoNothing => Logging::on_the_thread(Some(fmt_into_nothing(filter))),
     })
 }
 
@@ -113,11 +110,7 @@ pub fn console_and_fmt(filter: &str) -> Result<Logging, String> {
             .with_filter(filter);
         let subscriber = tracing_subscriber::registry().with(console).with(fmt);
         // ANCHOR_END: console
-        Ok(Logging {
-            dispatch: Some(subscriber.into()),
-            guard: None,
-            dropped: None,
-        })
+        Ok(Logging::on_the_thread(Some(subscriber.into())))
     }
     #[cfg(not(feature = "console"))]
     {

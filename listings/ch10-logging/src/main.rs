@@ -28,7 +28,7 @@ const CHAPTER: Chapter = Chapter {
             filter at info and at debug; the service built with --cfg tokio_unstable and \
             tokio-console's layer; what one event costs, filtered out, formatted only and \
             written. The service runs in a process of its own, built in the release \
-            profile.",
+            profile (in quick mode, in this program's own).",
     listing_dir: env!("CARGO_MANIFEST_DIR"),
     crates: &[
         "tokio",
@@ -75,6 +75,10 @@ struct Params {
     /// within its tenth of a second, since the collector frees a page of the pipe about every
     /// 31 ms.
     small_queue_lines: usize,
+    /// The service built for release, as a service ships (the workspace's dev profile builds
+    /// tracing-subscriber without optimisation); in quick mode it is built in this program's own
+    /// profile, so that a quick run (CI's, from `target/debug`) needs no release build of its own.
+    service_release: bool,
 }
 
 impl Params {
@@ -88,6 +92,22 @@ impl Params {
             collector_bytes_per_s: 128 * 1024,
             events: if quick { 20_000 } else { 100_000 },
             small_queue_lines: 256,
+            service_release: !quick,
+        }
+    }
+
+    /// What the service is told for one cell of the served experiments.
+    fn serve(&self, writer: Writer, filter: &str) -> Serve {
+        Serve {
+            writer: writer.name().into(),
+            filter: filter.into(),
+            workers: self.workers,
+            rate_per_s: self.rate_per_s,
+            requests: self.requests,
+            rounds: self.rounds,
+            tick_us: self.tick_us,
+            console: false,
+            queue_lines: None,
         }
     }
 }
@@ -148,7 +168,7 @@ fn main() {
             },
         )
         .shaped_by(measure::fields!(
-            p => workers, rate_per_s, requests, rounds, tick_us, collector_bytes_per_s
+            p => service_release, workers, rate_per_s, requests, rounds, tick_us, collector_bytes_per_s
         )),
         Experiment::new(
             "full_queue",
@@ -156,7 +176,7 @@ fn main() {
             |cell, _rep| full_queue(p, Queue::named(&cell.variant)?),
         )
         .shaped_by(measure::fields!(
-            p => workers, rate_per_s, requests, rounds, tick_us, collector_bytes_per_s,
+            p => service_release, workers, rate_per_s, requests, rounds, tick_us, collector_bytes_per_s,
                 small_queue_lines
         )),
         Experiment::new(
@@ -168,19 +188,19 @@ fn main() {
                 Level::Debug => serve(p, Sink::File, Writer::OnTheWorker, "debug"),
             },
         )
-        .shaped_by(measure::fields!(p => workers, rate_per_s, requests, rounds, tick_us)),
+        .shaped_by(measure::fields!(p => service_release, workers, rate_per_s, requests, rounds, tick_us)),
         Experiment::new(
             "console",
             Cell::grid(["file"], Build::NAMES),
             |cell, _rep| console(p, Build::named(&cell.variant)?),
         )
-        .shaped_by(measure::fields!(p => workers, rate_per_s, requests, rounds, tick_us)),
+        .shaped_by(measure::fields!(p => service_release, workers, rate_per_s, requests, rounds, tick_us)),
         Experiment::new(
             "event_cost",
             Cell::grid(["one_thread"], Cost::NAMES),
             |cell, _rep| event_cost(p, Cost::named(&cell.variant)?),
         )
-        .shaped_by(measure::fields!(p => events)),
+        .shaped_by(measure::fields!(p => service_release, events)),
     ]);
 }
 
@@ -188,7 +208,7 @@ fn main() {
 /// into `sink`, logging through `writer` at `filter`.
 fn serve(p: &Params, sink: Sink, writer: Writer, filter: &str) -> Result<Measurement, String> {
     let config = p.serve(writer, filter);
-    serve_with(p, service_binary()?, sink, config)
+    serve_with(p, service_binary(p)?, sink, config)
 }
 
 /// One cell of `full_queue`: the non-blocking writer with a small queue, beside the slow collector.
@@ -201,14 +221,14 @@ fn full_queue(p: &Params, queue: Queue) -> Result<Measurement, String> {
         queue_lines: Some(p.small_queue_lines),
         ..p.serve(writer, "info")
     };
-    serve_with(p, service_binary()?, Sink::SlowCollector, config)
+    serve_with(p, service_binary(p)?, Sink::SlowCollector, config)
 }
 
 /// One cell of `console`: fmt's own writer at info into a file, in the service as the other
 /// experiments build it, built for tokio-console, and with tokio-console's layer.
 fn console(p: &Params, build: Build) -> Result<Measurement, String> {
     let (binary, with_layer) = match build {
-        Build::Release => (service_binary()?, false),
+        Build::Release => (service_binary(p)?, false),
         Build::Unstable => (console_binary()?, false),
         Build::Console => (console_binary()?, true),
     };
@@ -217,23 +237,6 @@ fn console(p: &Params, build: Build) -> Result<Measurement, String> {
         ..p.serve(Writer::OnTheWorker, "info")
     };
     serve_with(p, binary, Sink::File, config)
-}
-
-impl Params {
-    /// What the service is told for one cell of the served experiments.
-    fn serve(&self, writer: Writer, filter: &str) -> Serve {
-        Serve {
-            writer: writer.name().into(),
-            filter: filter.into(),
-            workers: self.workers,
-            rate_per_s: self.rate_per_s,
-            requests: self.requests,
-            rounds: self.rounds,
-            tick_us: self.tick_us,
-            console: false,
-            queue_lines: None,
-        }
-    }
 }
 
 fn serve_with(p: &Params, binary: &Path, sink: Sink, config: Serve) -> Result<Measurement, String> {
@@ -316,7 +319,7 @@ fn event_cost(p: &Params, cost: Cost) -> Result<Measurement, String> {
         level: level.into(),
         count: p.events,
     };
-    let (r, arrived) = run_service(service_binary()?, "events", &config, Sink::File, 0)?;
+    let (r, arrived) = run_service(service_binary(p)?, "events", &config, Sink::File, 0)?;
     let arrived = arrived.ok_or("the file counted nothing")?;
     // Formatting alone hands every line to `io::sink`: none reaches the file.
     let expected = match cost {
@@ -385,15 +388,13 @@ fn run_service<C: Serialize>(
     Ok((report, arrived))
 }
 
-/// The service's program, built in the release profile (as a service ships: the workspace's dev
-/// profile builds tracing-subscriber without optimisation), found once per run.
-fn service_binary() -> Result<&'static PathBuf, String> {
+/// The service's program, in the profile `p` names (`service_release`), found once per run.
+fn service_binary(p: &Params) -> Result<&'static PathBuf, String> {
     static PATH: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    PATH.get_or_init(|| {
-        measure::child::binary_in_profile("ch10-logging", "ch10-service", Some("release"))
-    })
-    .as_ref()
-    .map_err(Clone::clone)
+    let profile = p.service_release.then_some("release");
+    PATH.get_or_init(|| measure::child::binary_in_profile("ch10-logging", "ch10-service", profile))
+        .as_ref()
+        .map_err(Clone::clone)
 }
 
 /// The service built for tokio-console: `--cfg tokio_unstable` and the `console` feature, in a
