@@ -368,22 +368,46 @@ fn errors(m: &mut Measurement, e: &Errors) {
     }
 }
 
+measure::variants! {
+    /// What the hash clients send beside /ping, back to back, in `ping` and `h2c`.
+    enum HashLoad for "ping and h2c" {
+        /// Nothing: /ping alone.
+        Nothing = "none",
+        /// /hash/inline: argon2 on the workers.
+        Inline = "inline",
+        /// /hash: argon2 on the blocking pool.
+        Offloaded = "offloaded",
+    }
+}
+
+/// How the generator's clients reach the service.
+#[derive(Clone, Copy)]
+enum Protocol {
+    /// HTTP/1.1, a connection per client (`ping`).
+    Http1,
+    /// HTTP/2 without TLS, every client's requests streams of one connection (`h2c`).
+    H2c,
+}
+
 // ANCHOR: ping_cell
-/// Experiment `ping`: /ping at a constant rate while `hash_clients` clients send
-/// /hash/inline (`inline`), /hash (`offloaded`) or nothing (`none`) back to back.
+/// Experiments `ping` and `h2c`: /ping at a constant rate while `hash_clients`
+/// clients send the hash `load` back to back.
 fn ping_cell(
     p: &Params,
     r: &Requests,
     binary: &Path,
-    load: &str,
+    protocol: Protocol,
+    load: HashLoad,
 ) -> Result<Measurement, String> {
     let server = Server::start(binary, p.workers, &[])?;
-    let generator = Generator::new(server.addr)?;
+    let generator = match protocol {
+        Protocol::Http1 => Generator::new(server.addr)?,
+        Protocol::H2c => Generator::h2c(server.addr)?,
+    };
     let background = match load {
-        "inline" => Some(&r.hash_inline),
-        "offloaded" => Some(&r.hash),
-        "none" => None,
-        other => return Err(format!("unknown hash load {other:?}")),
+        HashLoad::Nothing => None,
+        HashLoad::Inline => Some(&r.hash_inline),
+        HashLoad::Offloaded => Some(&r.hash),
     };
     let busy = background.map(|req| generator.busy(req, p.hash_clients));
     let run = generator.open_loop(
@@ -483,17 +507,37 @@ fn counters_cell(
     Ok(m)
 }
 
+measure::variants! {
+    /// Who measures /ping in `generators`.
+    enum Measurer for "generators" {
+        /// This listing's generator (`load.rs`), as every other experiment.
+        Listing = "listing",
+        /// oha, rate-limited, with its latency correction.
+        Oha = "oha",
+    }
+}
+
+measure::variants! {
+    /// The service's allocator in `allocator`.
+    enum Allocator for "allocator" {
+        /// glibc's malloc, the system allocator.
+        System = "system",
+        /// mimalloc, the `ch07-mimalloc` build.
+        Mimalloc = "mimalloc",
+    }
+}
+
 /// Experiment `generators`: /ping under inline hash load, measured by this
 /// generator or by oha (rate-limited, latency correction on).
 fn generators_cell(
     p: &Params,
     r: &Requests,
     binary: &Path,
-    which: &str,
+    which: Measurer,
     oha: Option<&Path>,
 ) -> Result<Measurement, String> {
-    if which == "listing" {
-        return ping_cell(p, r, binary, "inline");
+    if which == Measurer::Listing {
+        return ping_cell(p, r, binary, Protocol::Http1, HashLoad::Inline);
     }
     let oha = oha.ok_or("oha is not installed")?;
     let server = Server::start(binary, p.workers, &[])?;
@@ -1041,42 +1085,6 @@ fn bodies_cell(
     Ok(m)
 }
 
-/// Experiment `h2c`: Experiment 1 over HTTP/2, every client's requests streams
-/// of one connection.
-fn h2c_cell(
-    p: &Params,
-    r: &Requests,
-    binary: &Path,
-    load: &str,
-) -> Result<Measurement, String> {
-    let server = Server::start(binary, p.workers, &[])?;
-    let generator = Generator::h2c(server.addr)?;
-    let background = match load {
-        "inline" => Some(&r.hash_inline),
-        "offloaded" => Some(&r.hash),
-        "none" => None,
-        other => return Err(format!("unknown hash load {other:?}")),
-    };
-    let busy = background.map(|req| generator.busy(req, p.hash_clients));
-    let run = generator.open_loop(
-        &r.ping,
-        p.ping_per_s,
-        p.length(),
-        p.ping_connections,
-    )?;
-    let mut m = Measurement::new();
-    let mut errs = run.tally.errors.clone();
-    if let Some(busy) = busy {
-        let (hashed, took) = generator.finish(busy)?;
-        m.push("hashes_per_s", "/s", hashed.ok as f64 / took.as_secs_f64());
-        errs.add(&hashed.errors);
-    }
-    latencies(&mut m, &run, p.length());
-    errors(&mut m, &errs);
-    server.stop()?;
-    Ok(m)
-}
-
 /// Experiment `cover`: /cover (the shared `Bytes`) or /cover/copy at a constant
 /// rate, with Nagle's algorithm on (`axum::serve`'s default) or TCP_NODELAY.
 fn cover_cell(
@@ -1360,9 +1368,9 @@ fn main() {
         );
     }
     let generator_variants: &[&str] = if oha.is_some() {
-        &["listing", "oha"]
+        Measurer::NAMES
     } else {
-        &["listing"]
+        &[Measurer::Listing.name()]
     };
     let capacity = capacity(&p, &requests, &this).unwrap_or_else(|e| fail(e));
     h.derived("capacity_per_s", capacity.round());
@@ -1373,18 +1381,17 @@ fn main() {
     h.run(vec![
         Experiment::new(
             "ping",
-            Cell::grid(["hash_load"], ["none", "inline", "offloaded"]),
-            |cell, _| ping_cell(p, r, this, &cell.variant),
+            Cell::grid(["hash_load"], HashLoad::NAMES),
+            |cell, _| ping_cell(p, r, this, Protocol::Http1, HashLoad::named(&cell.variant)?),
         )
         .shaped_by(ping_under_hash_load),
         Experiment::new(
             "allocator",
-            Cell::grid(["books", "hash"], ["system", "mimalloc"]),
+            Cell::grid(["books", "hash"], Allocator::NAMES),
             |cell, _| {
-                let binary = if cell.variant == "mimalloc" {
-                    with_mimalloc
-                } else {
-                    this
+                let binary = match Allocator::named(&cell.variant)? {
+                    Allocator::System => this,
+                    Allocator::Mimalloc => with_mimalloc,
                 };
                 route_cell(p, r, binary, &cell.case)
             },
@@ -1411,7 +1418,7 @@ fn main() {
         Experiment::new(
             "generators",
             Cell::grid(["ping_inline"], generator_variants),
-            |cell, _| generators_cell(p, r, this, &cell.variant, oha),
+            |cell, _| generators_cell(p, r, this, Measurer::named(&cell.variant)?, oha),
         )
         .shaped_by(ping_under_hash_load),
         Experiment::new(
@@ -1484,8 +1491,8 @@ fn main() {
         .repetitions(5),
         Experiment::new(
             "h2c",
-            Cell::grid(["hash_load"], ["none", "inline", "offloaded"]),
-            |cell, _| h2c_cell(p, r, this, &cell.variant),
+            Cell::grid(["hash_load"], HashLoad::NAMES),
+            |cell, _| ping_cell(p, r, this, Protocol::H2c, HashLoad::named(&cell.variant)?),
         )
         .shaped_by(ping_under_hash_load)
         .repetitions(5),

@@ -355,8 +355,9 @@ async fn serve(args: &ServeArgs, config: &Config) -> std::io::Result<()> {
     stop_signal(args.until_stdin_closes).await;
     let signalled = std::time::Instant::now();
     let requests = &state.requests;
-    // Answered first: the count of begun requests read after it can only be larger.
-    let answered = requests.answered.load(Ordering::Relaxed);
+    // Answered first, with Acquire (the counter adds it with Release): every request it counts
+    // is in the count of begun requests read after it, so the difference cannot go below zero.
+    let answered = requests.answered.load(Ordering::Acquire);
     let in_flight_at_signal = requests.started.load(Ordering::Relaxed) - answered;
     running.shut_down().await?;
     let stopped = Stopped {
@@ -379,7 +380,8 @@ pub struct Stopped {
     pub answered: u64,
     /// Begun and not yet answered when the stop signal came: what the drain waits for.
     pub in_flight_at_signal: u64,
-    /// From the stop signal to the last connection closed.
+    /// From the stop signal to the end of the drain: the last connection closed, or the
+    /// hardened loop's drain deadline if that came first.
     pub drained_ms: f64,
     /// Failed accepts over the whole run (see [`ACCEPT_ERRORS`]).
     pub accept_errors: u64,

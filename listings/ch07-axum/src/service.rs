@@ -183,7 +183,8 @@ pub fn counted(router: Router, counts: Arc<RequestCounts>) -> Router {
                 let response = next.run(request).await;
                 let took = began.elapsed();
                 counts.latency.lock().expect("never poisoned").record(took);
-                counts.answered.fetch_add(1, Ordering::Relaxed);
+                // Release: a reader that sees this answer sees its `started` too.
+                counts.answered.fetch_add(1, Ordering::Release);
                 response
             }
         },
