@@ -6,7 +6,7 @@ use ch08_database::shelf::{
     BOOK, BOOK_AFTER_WAIT, Book, STARS_AT_LEAST, page_digest,
 };
 use ch08_database::sync_client::SyncClients;
-use sqlx::postgres::PgRow;
+use sqlx::postgres::{PgConnectOptions, PgRow};
 use sqlx::{PgConnection, PgPool, Row};
 use std::time::{Duration, Instant};
 
@@ -198,14 +198,45 @@ pub async fn book_sqlx(
 }
 // ANCHOR_END: sync_driver
 
-/// Experiment 6: the CPU-bound query.
+/// Experiment 6: the CPU-bound query, on a connection the caller acquired (so that it
+/// can time the query apart from the wait for the connection).
 pub async fn stars_at_least(
-    pool: &PgPool,
+    conn: &mut PgConnection,
     min: i32,
 ) -> Result<(i64, i64), sqlx::Error> {
     let row = sqlx::query(STARS_AT_LEAST)
         .bind(min)
-        .fetch_one(pool)
+        .fetch_one(conn)
         .await?;
     Ok((row.get(0), row.get(1)))
 }
+
+// ANCHOR: request_deadline
+/// Experiment 7, the pitfall: a request with a deadline, as Chapter 7's `TimeoutLayer`
+/// gives one. When it fires, `lookup`'s future is dropped in the middle of its query:
+/// the request is answered (`None`: a 504), but PostgreSQL goes on with the query, and
+/// sqlx puts the connection back in the pool only once the query has ended.
+pub async fn lookup_within(
+    pool: &PgPool,
+    id: i32,
+    wait_s: f64,
+    deadline: Duration,
+) -> Result<Option<Book>, sqlx::Error> {
+    match tokio::time::timeout(deadline, lookup(pool, id, wait_s)).await {
+        Ok(found) => found.map(|(book, _)| Some(book)),
+        Err(_elapsed) => Ok(None), // the query is not cancelled, only forgotten
+    }
+}
+// ANCHOR_END: request_deadline
+
+// ANCHOR: statement_timeout
+/// The fix: PostgreSQL itself ends any statement of these connections that runs past
+/// `limit` (`statement_timeout`, sent as each connection starts), abandoned or not.
+pub fn with_statement_timeout(
+    connect: PgConnectOptions,
+    limit: Duration,
+) -> PgConnectOptions {
+    let ms = limit.as_millis().max(1); // 0 would mean no limit at all
+    connect.options([("statement_timeout", format!("{ms}ms"))])
+}
+// ANCHOR_END: statement_timeout

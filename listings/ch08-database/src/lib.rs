@@ -41,7 +41,16 @@ pub async fn counting_pool(
     size: u32,
     acquire_timeout: Option<Duration>,
 ) -> Result<(PgPool, Arc<AtomicU64>), sqlx::Error> {
-    let connect: PgConnectOptions = url.parse()?;
+    counting_pool_with(url.parse()?, size, acquire_timeout).await
+}
+
+/// [`counting_pool`], its connections opened with `connect` (a URL's options with
+/// settings added, such as [`handlers::with_statement_timeout`]'s).
+pub async fn counting_pool_with(
+    connect: PgConnectOptions,
+    size: u32,
+    acquire_timeout: Option<Duration>,
+) -> Result<(PgPool, Arc<AtomicU64>), sqlx::Error> {
     let connect = connect.disable_statement_logging();
     let opened = Arc::new(AtomicU64::new(0));
     let count = opened.clone();

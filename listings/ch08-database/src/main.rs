@@ -2,8 +2,9 @@
 //! removes itself: `pool_wait` (a pool smaller than the requests in flight),
 //! `held` (a connection held across an upstream call), `round_trip` and
 //! `n_plus_one` (a page of books with their authors), `sync_driver` (a synchronous
-//! client in an async handler), `fail_fast` (acquire_timeout) and `pool_size` (a
-//! pool larger than the machine).
+//! client in an async handler), `fail_fast` (acquire_timeout), `pool_size` (a
+//! pool larger than the machine) and `dropped_query` (a request's deadline, which does
+//! not end its query, against PostgreSQL's `statement_timeout`).
 //!
 //! `cargo run -p ch08-database -- --help` lists the flags.
 
@@ -80,6 +81,12 @@ struct Params {
     cpu_pools: Vec<u32>,
     cpu_clients: u32,
     cpu_window_ms: u64,
+    /// `dropped_query`: a request with a deadline of `request_deadline_ms` sends a
+    /// query that waits `slow_query_ms` in the database, through a pool of one
+    /// connection; the fix's `statement_timeout_ms` lies between the two.
+    request_deadline_ms: u64,
+    slow_query_ms: u64,
+    statement_timeout_ms: u64,
 }
 
 impl Params {
@@ -120,6 +127,9 @@ impl Params {
             },
             cpu_clients: 16 * workers,
             cpu_window_ms: if quick { 300 } else { 1_000 },
+            request_deadline_ms: 100,
+            slow_query_ms: 1_000,
+            statement_timeout_ms: 200,
         }
     }
 
@@ -142,6 +152,17 @@ enum Failure {
     /// sqlx's `PoolTimedOut`: no connection within `acquire_timeout`.
     PoolTimedOut,
     Other(String),
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Failure::PoolTimedOut => {
+                f.write_str("no connection within acquire_timeout")
+            }
+            Failure::Other(e) => f.write_str(e),
+        }
+    }
 }
 
 impl From<sqlx::Error> for Failure {
@@ -396,6 +417,16 @@ measure::variants! {
         Short = "timeout_short",
         /// sqlx's default, 30 s.
         Default = "timeout_default",
+    }
+}
+
+measure::variants! {
+    /// Experiment `dropped_query`: whether PostgreSQL bounds each statement.
+    enum StatementTimeout for "dropped_query" {
+        /// PostgreSQL's default: no bound.
+        Unbounded = "no_statement_timeout",
+        /// `statement_timeout_ms`, set on every connection of the pool.
+        Bounded = "statement_timeout",
     }
 }
 
@@ -659,14 +690,19 @@ fn pool_size_cell(c: &Ctx, size: u32) -> Result<Measurement, String> {
         for client in 0..p.cpu_clients {
             let (pool, expected) = (pool.clone(), expected.clone());
             tasks.spawn(async move {
-                let mut h = LatencyHistogram::new();
+                let (mut h, mut q) =
+                    (LatencyHistogram::new(), LatencyHistogram::new());
                 let mut k = client as usize;
                 while t0.elapsed() < window {
                     let min = 1 + (k % 5) as i32;
                     let t = Instant::now();
-                    let got = stars_at_least(&pool, min)
+                    let mut conn =
+                        pool.acquire().await.map_err(|e| e.to_string())?;
+                    let acquired = Instant::now();
+                    let got = stars_at_least(&mut conn, min)
                         .await
                         .map_err(|e| e.to_string())?;
+                    q.record(acquired.elapsed());
                     h.record(t.elapsed());
                     if got != expected[k % 5] {
                         return Err(format!(
@@ -675,23 +711,89 @@ fn pool_size_cell(c: &Ctx, size: u32) -> Result<Measurement, String> {
                     }
                     k += 1;
                 }
-                Ok::<_, String>(h)
+                Ok::<_, String>((h, q))
             });
         }
-        let mut all = LatencyHistogram::new();
+        let (mut all, mut queries) =
+            (LatencyHistogram::new(), LatencyHistogram::new());
         while let Some(r) = tasks.join_next().await {
-            all.merge(&r.map_err(|e| e.to_string())??);
+            let (h, q) = r.map_err(|e| e.to_string())??;
+            all.merge(&h);
+            queries.merge(&q);
         }
-        Ok::<_, String>(all)
+        Ok::<_, String>((all, queries))
     });
     let (cpu, wall) = (c.pg.cpu_time().saturating_sub(cpu0), t0.elapsed());
     c.close(pool);
-    let h = result?;
+    let (h, queries) = result?;
     let mut m = Measurement::new();
     m.push("queries_per_s", "/s", h.len() as f64 / wall.as_secs_f64())
         .push("p50", "ns", h.p50_ns())
-        .push("p99", "ns", h.p99_ns());
+        .push("p99", "ns", h.p99_ns())
+        .push("query_p50", "ns", queries.p50_ns())
+        .push("query_p99", "ns", queries.p99_ns());
     push_database_cpu(&mut m, cpu, wall, h.len() as usize);
+    Ok(m)
+}
+
+/// Experiment 7: a request whose deadline fires while its query waits in the
+/// database, then the next request, through a pool of one connection: how long the
+/// next one waited for the connection, and how many the pool opened meanwhile.
+fn dropped_query_cell(
+    c: &Ctx,
+    bound: StatementTimeout,
+) -> Result<Measurement, String> {
+    let p = c.p;
+    let mut connect: sqlx::postgres::PgConnectOptions =
+        c.pg.url()
+            .parse()
+            .map_err(|e| format!("the server's URL: {e}"))?;
+    // The setting as `pg_settings` gives it, in milliseconds (0: no bound).
+    let expected = match bound {
+        StatementTimeout::Unbounded => 0,
+        StatementTimeout::Bounded => {
+            let limit = Duration::from_millis(p.statement_timeout_ms);
+            connect = with_statement_timeout(connect, limit);
+            p.statement_timeout_ms
+        }
+    };
+    let (pool, opened) =
+        c.rt.block_on(ch08_database::counting_pool_with(connect, 1, None))
+            .map_err(|e| format!("cannot open a pool of one: {e}"))?;
+    // The server's view, not the variant's name: PGOPTIONS in the environment could set one.
+    let setting =
+        "SELECT setting FROM pg_settings WHERE name = 'statement_timeout'";
+    let set: String =
+        c.rt.block_on(sqlx::query_scalar(setting).fetch_one(&pool))
+            .map_err(|e| e.to_string())?;
+    if set != expected.to_string() {
+        return Err(format!("statement_timeout is {set} ms, not {expected} ms"));
+    }
+    let deadline = Duration::from_millis(p.request_deadline_ms);
+    let slow_s = p.slow_query_ms as f64 / 1e3;
+    let result = c.rt.block_on(async {
+        let first = lookup_within(&pool, book_id(p, 0), slow_s, deadline).await;
+        if first.map_err(|e| e.to_string())?.is_some() {
+            return Err(
+                "the slow query finished within its request's deadline".into()
+            );
+        }
+        let answered = Instant::now();
+        let (book, acquired) = lookup(&pool, book_id(p, 1), 0.0)
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok::<_, String>((book, acquired - answered))
+    });
+    c.close(pool);
+    let (book, waited) = result?;
+    check_book(&c.shelf, &book).map_err(|f| f.to_string())?;
+    let mut m = Measurement::new();
+    m.push("next_acquire_wait", "ns", waited.as_nanos() as f64)
+        .push(
+            "connections_opened",
+            "count",
+            opened.load(Ordering::Relaxed) as f64,
+        );
     Ok(m)
 }
 
@@ -720,7 +822,8 @@ const CHAPTER: Chapter = Chapter {
     about: "Starts a PostgreSQL server of its own (a fresh cluster in a temporary directory, \
             127.0.0.1 only, removed at the end) and measures sqlx's pool: waiting for a \
             connection, a connection held across an await, N+1 round trips, a synchronous \
-            driver in a handler, acquire_timeout, and pools larger than the machine.",
+            driver in a handler, acquire_timeout, pools larger than the machine, and a \
+            request's deadline against PostgreSQL's statement_timeout.",
     listing_dir: env!("CARGO_MANIFEST_DIR"),
     crates: &["tokio", "sqlx", "sqlx-postgres", "postgres"],
     headline: &[
@@ -734,6 +837,7 @@ const CHAPTER: Chapter = Chapter {
         "timed_out",
         "queries_per_s",
         "rtt_p50",
+        "next_acquire_wait",
     ],
     full_reps: 5,
 };
@@ -872,6 +976,17 @@ fn run(h: Harness, p: &Params, pg: &Postgres) -> i32 {
         })
         .shaped_by(measure::fields!(p => workers, cpu_pools, cpu_clients, cpu_window_ms, reviews))
         // The CPUs are shared with the service and the clients: ten repetitions.
+        .repetitions(10),
+        Experiment::new(
+            "dropped_query",
+            Cell::grid(["pool_of_1"], StatementTimeout::NAMES),
+            |cell, _| {
+                let m = mark();
+                own(StatementTimeout::named(&cell.variant).and_then(|b| dropped_query_cell(c, b)), m)
+            },
+        )
+        .shaped_by(measure::fields!(p => request_deadline_ms, slow_query_ms, statement_timeout_ms))
+        // A cell is one request and the next: ten repetitions, a second or so each.
         .repetitions(10),
     ])
 }

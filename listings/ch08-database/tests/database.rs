@@ -4,8 +4,8 @@
 
 use ch08_database::database::{Options, Postgres};
 use ch08_database::handlers::{
-    book_then_upstream_held, book_then_upstream_released, page_any, page_join,
-    page_n_plus_one,
+    book_then_upstream_held, book_then_upstream_released, lookup, lookup_within,
+    page_any, page_join, page_n_plus_one, with_statement_timeout,
 };
 use ch08_database::shelf::{Shelf, page_digest};
 use sqlx::Connection;
@@ -117,6 +117,43 @@ fn a_connection_held_across_an_await_keeps_a_pool_of_one_from_others() {
             "returned first, the connection serves the second"
         );
         released.abort();
+    });
+}
+
+#[test]
+fn a_query_dropped_by_its_deadline_keeps_a_pool_of_one_until_the_server_ends_it() {
+    let pg = start();
+    let rt = runtime();
+    let shelf = shelf_in(&pg, &rt);
+    // A query that would wait 30 s in the database, its request's deadline 100 ms.
+    let (wait_s, deadline) = (30.0, Duration::from_millis(100));
+    let acquire = Some(Duration::from_millis(500));
+    rt.block_on(async {
+        let pool = ch08_database::pool(&pg.url(), 1, acquire).await.unwrap();
+        let first = lookup_within(&pool, 1, wait_s, deadline).await.unwrap();
+        assert!(first.is_none(), "the deadline did not fire: {first:?}");
+        let second = lookup(&pool, 2, 0.0).await;
+        assert!(
+            matches!(second, Err(sqlx::Error::PoolTimedOut)),
+            "the abandoned query's connection was lent out: {second:?}"
+        );
+
+        let connect = pg.url().parse().unwrap();
+        // Twenty times the deadline, a fifteenth of the query.
+        let bounded = with_statement_timeout(connect, Duration::from_secs(2));
+        let patient = Some(Duration::from_secs(10)); // far above the 2 s, far below the 30 s
+        let (pool, opened) = ch08_database::counting_pool_with(bounded, 1, patient)
+            .await
+            .unwrap();
+        let first = lookup_within(&pool, 1, wait_s, deadline).await.unwrap();
+        assert!(first.is_none(), "the deadline did not fire: {first:?}");
+        let (book, _) = lookup(&pool, 2, 0.0).await.unwrap();
+        assert_eq!(book, shelf.book(2), "the next request got the connection");
+        assert_eq!(opened.load(std::sync::atomic::Ordering::Relaxed), 1);
+        // Without a deadline of its own, the handler gets the cancel as an error.
+        let cancelled = lookup(&pool, 3, wait_s).await.unwrap_err();
+        let code = cancelled.as_database_error().and_then(|e| e.code());
+        assert_eq!(code.as_deref(), Some("57014"), "{cancelled}");
     });
 }
 
