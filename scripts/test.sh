@@ -149,9 +149,10 @@ quick_listings() {
 
 # The course's exercises through the workshop runner, both ways, as a student goes: each start
 # fails its test (as a test, not a build error), the solution passes, reset brings the start
-# back (tools/course/tests/every_exercise.rs). Minutes: every exercise is built twice.
+# back (tools/course/tests/every_exercise.rs). Minutes: every exercise is built twice; each runner
+# call's time is printed, so that the log shows where they go.
 every_exercise() {
-    cargo test -q -p course --test every_exercise -- --ignored --test-threads=1
+    cargo test -q -p course --test every_exercise -- --ignored --test-threads=1 --nocapture
 }
 
 # The rustlings exercise set made from the same exercises. Its own check (`rustlings dev check`)

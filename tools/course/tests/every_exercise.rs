@@ -28,6 +28,7 @@ fn work_dir(names: &[&str]) -> PathBuf {
 }
 
 fn course(work: &Path, args: &[&str]) -> Output {
+    let began = std::time::Instant::now();
     let out = Command::new(env!("CARGO_BIN_EXE_course"))
         .args(args)
         .env("COURSE_WORK", work)
@@ -36,7 +37,13 @@ fn course(work: &Path, args: &[&str]) -> Output {
         .env("CARGO_PROFILE_DEV_DEBUG", "0")
         .output()
         .unwrap();
-    eprintln!("course {}: {}", args.join(" "), out.status);
+    // With --nocapture (scripts/test.sh), where CI's minutes go: a build is most of a check.
+    eprintln!(
+        "course {}: {} ({:.1} s)",
+        args.join(" "),
+        out.status,
+        began.elapsed().as_secs_f64()
+    );
     out
 }
 
