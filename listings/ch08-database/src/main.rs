@@ -83,10 +83,13 @@ struct Params {
     cpu_window_ms: u64,
     /// `dropped_query`: a request with a deadline of `request_deadline_ms` sends a
     /// query that waits `slow_query_ms` in the database, through a pool of one
-    /// connection; the fix's `statement_timeout_ms` lies between the two.
+    /// connection; the fix's `statement_timeout` is `statement_timeout_ms`, between the
+    /// two (the deadline fires first), or `short_statement_timeout_ms`, below the
+    /// deadline (the handler gets PostgreSQL's cancel).
     request_deadline_ms: u64,
     slow_query_ms: u64,
     statement_timeout_ms: u64,
+    short_statement_timeout_ms: u64,
 }
 
 impl Params {
@@ -130,6 +133,7 @@ impl Params {
             request_deadline_ms: 100,
             slow_query_ms: 1_000,
             statement_timeout_ms: 200,
+            short_statement_timeout_ms: 50,
         }
     }
 
@@ -425,8 +429,10 @@ measure::variants! {
     enum StatementTimeout for "dropped_query" {
         /// PostgreSQL's default: no bound.
         Unbounded = "no_statement_timeout",
-        /// `statement_timeout_ms`, set on every connection of the pool.
-        Bounded = "statement_timeout",
+        /// `statement_timeout_ms` on every connection, above the request's deadline.
+        AboveDeadline = "statement_timeout",
+        /// `short_statement_timeout_ms` on every connection, below the deadline.
+        BelowDeadline = "statement_timeout_below",
     }
 }
 
@@ -737,8 +743,9 @@ fn pool_size_cell(c: &Ctx, size: u32) -> Result<Measurement, String> {
 }
 
 /// Experiment 7: a request whose deadline fires while its query waits in the
-/// database, then the next request, through a pool of one connection: how long the
-/// next one waited for the connection, and how many the pool opened meanwhile.
+/// database (or whose query PostgreSQL cancels first), then the next request,
+/// through a pool of one connection: when the first was answered, how long the next
+/// one waited for the connection, and how many connections the pool opened meanwhile.
 fn dropped_query_cell(
     c: &Ctx,
     bound: StatementTimeout,
@@ -751,12 +758,12 @@ fn dropped_query_cell(
     // The setting as `pg_settings` gives it, in milliseconds (0: no bound).
     let expected = match bound {
         StatementTimeout::Unbounded => 0,
-        StatementTimeout::Bounded => {
-            let limit = Duration::from_millis(p.statement_timeout_ms);
-            connect = with_statement_timeout(connect, limit);
-            p.statement_timeout_ms
-        }
+        StatementTimeout::AboveDeadline => p.statement_timeout_ms,
+        StatementTimeout::BelowDeadline => p.short_statement_timeout_ms,
     };
+    if expected > 0 {
+        connect = with_statement_timeout(connect, Duration::from_millis(expected));
+    }
     let (pool, opened) =
         c.rt.block_on(ch08_database::counting_pool_with(connect, 1, None))
             .map_err(|e| format!("cannot open a pool of one: {e}"))?;
@@ -772,29 +779,49 @@ fn dropped_query_cell(
     let deadline = Duration::from_millis(p.request_deadline_ms);
     let slow_s = p.slow_query_ms as f64 / 1e3;
     let result = c.rt.block_on(async {
+        let sent = Instant::now();
         let first = lookup_within(&pool, book_id(p, 0), slow_s, deadline).await;
-        if first.map_err(|e| e.to_string())?.is_some() {
-            return Err(
-                "the slow query finished within its request's deadline".into()
-            );
-        }
         let answered = Instant::now();
+        check_first_answer(bound, first)?;
         let (book, acquired) = lookup(&pool, book_id(p, 1), 0.0)
             .await
             .map_err(|e| e.to_string())?;
-        Ok::<_, String>((book, acquired - answered))
+        Ok::<_, String>((book, answered - sent, acquired - answered))
     });
     c.close(pool);
-    let (book, waited) = result?;
+    let (book, first_answer, waited) = result?;
     check_book(&c.shelf, &book).map_err(|f| f.to_string())?;
     let mut m = Measurement::new();
-    m.push("next_acquire_wait", "ns", waited.as_nanos() as f64)
+    m.push("first_answer", "ns", first_answer.as_nanos() as f64)
+        .push("next_acquire_wait", "ns", waited.as_nanos() as f64)
         .push(
             "connections_opened",
             "count",
             opened.load(Ordering::Relaxed) as f64,
         );
     Ok(m)
+}
+
+/// The first request's answer as its setting should give it: the deadline's (`None`)
+/// where the statement may outlast the deadline, PostgreSQL's cancel (SQLSTATE 57014)
+/// where `statement_timeout` is the shorter.
+fn check_first_answer(
+    bound: StatementTimeout,
+    first: Result<Option<ch08_database::shelf::Book>, sqlx::Error>,
+) -> Result<(), String> {
+    let cancelled = |e: &sqlx::Error| {
+        e.as_database_error().and_then(|d| d.code()).as_deref() == Some("57014")
+    };
+    match (bound, first) {
+        (StatementTimeout::BelowDeadline, Err(e)) if cancelled(&e) => Ok(()),
+        (StatementTimeout::BelowDeadline, other) => Err(format!(
+            "the handler did not get PostgreSQL's cancel: {other:?}"
+        )),
+        (_, Ok(None)) => Ok(()),
+        (_, other) => Err(format!(
+            "the request's deadline did not fire first: {other:?}"
+        )),
+    }
 }
 
 /// The server's CPU since `before`, in percent of one core, counted as the noise
@@ -985,7 +1012,7 @@ fn run(h: Harness, p: &Params, pg: &Postgres) -> i32 {
                 own(StatementTimeout::named(&cell.variant).and_then(|b| dropped_query_cell(c, b)), m)
             },
         )
-        .shaped_by(measure::fields!(p => request_deadline_ms, slow_query_ms, statement_timeout_ms))
+        .shaped_by(measure::fields!(p => request_deadline_ms, slow_query_ms, statement_timeout_ms, short_statement_timeout_ms))
         // A cell is one request and the next: ten repetitions, a second or so each.
         .repetitions(10),
     ])
