@@ -46,8 +46,8 @@ struct Params {
     /// is the server's (building and serialising it) far more than the generator's
     /// (comparing it), so that the server saturates first.
     load_page: u32,
-    /// `curve`: that page at these percentages of the capacity measured before the
-    /// run (derived `capacity_per_s`), each for `curve_run_ms`.
+    /// `curve`: that page at these percentages of the capacity measured in the
+    /// repetition (`capacity_per_s`), each for `curve_run_ms`.
     curve_loads: Vec<u32>,
     curve_run_ms: u64,
     /// `overload`: /books (or /hash) at this percentage of its capacity, over this
@@ -563,7 +563,7 @@ fn generators_cell(
 /// The service's capacity on the load page: its throughput (answers a second,
 /// until the last answer) when offered far more than it can serve, open loop, on
 /// a fresh server. The load scenarios offer percentages of it.
-fn capacity(p: &Params, r: &Requests, binary: &Path) -> Result<f64, String> {
+fn books_capacity(p: &Params, r: &Requests, binary: &Path) -> Result<f64, String> {
     let server = Server::start(binary, p.workers, &[])?;
     let generator = Generator::new(server.addr)?;
     generator.fetch(&r.full_page)?;
@@ -668,6 +668,7 @@ fn curve_cell(
         generator.open_loop(&r.full_page, rate, p.curve_length(), p.connections)?;
     let took = started.elapsed();
     let mut m = Measurement::new();
+    m.push("capacity_per_s", "/s", capacity);
     cpu.push(&mut m, &server, took)?;
     server_latency(&mut m, &server)?;
     throughput(&mut m, &run, rate, took);
@@ -713,23 +714,28 @@ fn hash_capacity(
     Ok(capacity)
 }
 
-/// /hash's capacity in the current repetition, measured at its first cell that asks.
-#[derive(Default)]
-struct HashRate(Option<(u32, f64)>);
+/// A route's capacity, measured once a repetition at the first cell that asks: a
+/// calibration the hypervisor stole time from spoils that repetition, not the run,
+/// and its noise is counted in that cell's.
+struct PerRepetition<F> {
+    calibrate: F,
+    last: Option<(u32, f64)>,
+}
 
-impl HashRate {
-    fn in_repetition(
-        &mut self,
-        rep: u32,
-        p: &Params,
-        r: &Requests,
-        binary: &Path,
-    ) -> Result<f64, String> {
-        match self.0 {
+impl<F: FnMut() -> Result<f64, String>> PerRepetition<F> {
+    fn new(calibrate: F) -> PerRepetition<F> {
+        PerRepetition {
+            calibrate,
+            last: None,
+        }
+    }
+
+    fn in_repetition(&mut self, rep: u32) -> Result<f64, String> {
+        match self.last {
             Some((at, rate)) if at == rep => Ok(rate),
             _ => {
-                let rate = hash_capacity(p, &r.hash, binary)?;
-                self.0 = Some((rep, rate));
+                let rate = (self.calibrate)()?;
+                self.last = Some((rep, rate));
                 Ok(rate)
             }
         }
@@ -982,36 +988,49 @@ fn shutdown_cell(
     Ok(m)
 }
 
-/// A bad request of each kind, the status it should get, and whether it is sent
-/// a byte at a time.
+measure::variants! {
+    /// What the bad clients send in `bodies`, beside /books at a share of the capacity.
+    enum BadBody for "bodies" {
+        /// No bad client: /books alone.
+        Nothing = "none",
+        /// A body twice the limit: 413.
+        Oversized = "oversized",
+        /// JSON cut short, or bytes that are not UTF-8: 400.
+        Malformed = "malformed",
+        /// A thousand bytes promised and sent a byte at a time: the deadline's 504.
+        Slow = "slow",
+    }
+}
+
+/// A bad request of a kind, the status it should get, and whether it is sent a
+/// byte at a time; none for `none`.
 fn bad_request(
-    kind: &str,
+    kind: BadBody,
     i: usize,
     body_limit: usize,
-) -> Result<(Vec<u8>, u16, bool), String> {
+) -> Option<(Vec<u8>, u16, bool)> {
     let path = if i.is_multiple_of(2) {
         "/books"
     } else {
         "/hash"
     };
     let json = "application/json";
-    Ok(match kind {
-        "oversized" => {
+    Some(match kind {
+        BadBody::Nothing => return None,
+        BadBody::Oversized => {
             let body = vec![b'a'; 2 * body_limit];
             (faults::post(path, json, &body, body.len()), 413, false)
         }
-        "malformed" if path == "/books" => {
+        BadBody::Malformed if path == "/books" => {
             let body = br#"{"title": "Dune", "author": "#;
             (faults::post(path, json, body, body.len()), 400, false)
         }
-        "malformed" => (
+        BadBody::Malformed => (
             faults::post(path, "text/plain", &[0xff, 0xfe], 2),
             400,
             false,
         ),
-        // Promises a thousand bytes and sends them a byte at a time: the deadline.
-        "slow" => (faults::post(path, json, &[b' '; 1000], 1000), 504, true),
-        other => return Err(format!("unknown bad body {other:?}")),
+        BadBody::Slow => (faults::post(path, json, &[b' '; 1000], 1000), 504, true),
     })
 }
 
@@ -1022,27 +1041,30 @@ fn bodies_cell(
     r: &Requests,
     binary: &Path,
     capacity: f64,
-    variant: &str,
+    kind: BadBody,
 ) -> Result<Measurement, String> {
     let deadline = p.bodies_deadline_ms.to_string();
     let server = Server::start(binary, p.workers, &["--deadline-ms", &deadline])?;
     let generator = Generator::new(server.addr)?;
     generator.fetch(&r.full_page)?;
-    let (addr, length, kind) = (server.addr, p.length(), variant.to_string());
-    let (clients, pause) = match variant {
-        "slow" => (p.slow_bodies, Duration::ZERO),
+    let (addr, length) = (server.addr, p.length());
+    let (clients, pause) = match kind {
+        BadBody::Slow => (p.slow_bodies, Duration::ZERO),
         _ => (4, Duration::from_secs_f64(4.0 / p.bad_per_s)),
     };
     let bad: Vec<_> = (0..clients)
-        .filter(|_| variant != "none")
+        .filter(|_| kind != BadBody::Nothing)
         .map(|client| {
-            let kind = kind.clone();
             generator.spawn(async move {
                 let (mut right, mut wrong) = (0u64, 0u64);
                 let until = Instant::now() + length;
                 let mut i = client;
                 while Instant::now() < until {
-                    let (bytes, expected, slow) = bad_request(&kind, i, 64 * 1024)?;
+                    let Some((bytes, expected, slow)) =
+                        bad_request(kind, i, 64 * 1024)
+                    else {
+                        break;
+                    };
                     let pace = slow.then_some(Duration::from_millis(10));
                     match faults::raw_request(
                         addr,
@@ -1372,8 +1394,6 @@ fn main() {
     } else {
         &[Measurer::Listing.name()]
     };
-    let capacity = capacity(&p, &requests, &this).unwrap_or_else(|e| fail(e));
-    h.derived("capacity_per_s", capacity.round());
     let (p, r) = (&p, &requests);
     let (this, with_mimalloc, oha) = (&this, &with_mimalloc, oha.as_deref());
     // What shapes /ping under hash load, measured by this generator (`ping`) or by oha (`generators`).
@@ -1424,7 +1444,10 @@ fn main() {
         Experiment::new(
             "curve",
             Cell::grid(p.curve_loads.iter().map(u32::to_string), ["books"]),
-            |cell, _| curve_cell(p, r, this, capacity, &cell.case),
+            {
+                let mut books = PerRepetition::new(|| books_capacity(p, r, this));
+                move |cell, rep| curve_cell(p, r, this, books.in_repetition(rep)?, &cell.case)
+            },
         )
         .shaped_by(measure::fields!(p => workers, curve_run_ms, load_page, curve_loads, connections))
         .repetitions(5),
@@ -1432,11 +1455,12 @@ fn main() {
             "overload",
             Cell::grid(["books", "hash"], ["unprotected", "shed"]),
             {
-                let mut hash_rate = HashRate::default();
+                let mut books = PerRepetition::new(|| books_capacity(p, r, this));
+                let mut hash = PerRepetition::new(|| hash_capacity(p, &r.hash, this));
                 move |cell, rep| {
                     let route = match cell.case.as_str() {
-                        "books" => (&r.full_page, capacity),
-                        "hash" => (&r.hash, hash_rate.in_repetition(rep, p, r, this)?),
+                        "books" => (&r.full_page, books.in_repetition(rep)?),
+                        "hash" => (&r.hash, hash.in_repetition(rep)?),
                         other => return Err(format!("unknown route {other:?}")),
                     };
                     overload_cell(p, this, route, &cell.variant)
@@ -1466,12 +1490,13 @@ fn main() {
                 ["axum_serve", "hardened", "short_drain"],
             ),
             {
-                let mut hash_rate = HashRate::default();
+                let mut books = PerRepetition::new(|| books_capacity(p, r, this));
+                let mut hash = PerRepetition::new(|| hash_capacity(p, &r.hash, this));
                 move |cell, rep| {
                     let load = match cell.case.as_str() {
-                        "under_load" => (&r.full_page, capacity / 2.0),
+                        "under_load" => (&r.full_page, books.in_repetition(rep)? / 2.0),
                         "hash_queue" => {
-                            let rate = hash_rate.in_repetition(rep, p, r, this)?;
+                            let rate = hash.in_repetition(rep)?;
                             (&r.hash, rate * p.queue_load as f64 / 100.0)
                         }
                         other => return Err(format!("unknown load {other:?}")),
@@ -1484,8 +1509,14 @@ fn main() {
         .repetitions(5),
         Experiment::new(
             "bodies",
-            Cell::grid(["bad_bodies"], ["none", "oversized", "malformed", "slow"]),
-            |cell, _| bodies_cell(p, r, this, capacity, &cell.variant),
+            Cell::grid(["bad_bodies"], BadBody::NAMES),
+            {
+                let mut books = PerRepetition::new(|| books_capacity(p, r, this));
+                move |cell, rep| {
+                    let kind = BadBody::named(&cell.variant)?;
+                    bodies_cell(p, r, this, books.in_repetition(rep)?, kind)
+                }
+            },
         )
         .shaped_by(measure::fields!(p => workers, run_ms, load_page, bad_per_s, slow_bodies, bodies_deadline_ms, bodies_load, connections))
         .repetitions(5),
