@@ -250,6 +250,10 @@ impl Generator {
             .map(|_| {
                 let (todo, request) = (todo.clone(), request.clone());
                 let mut conn = self.connection();
+                // Connected before the schedule starts, so that no measured request
+                // pays for a connect and an accept; one that fails is retried by its
+                // first call, which counts the error.
+                let _ = self.rt.block_on(conn.open());
                 self.rt.spawn(async move {
                     let mut tally = Tally::default();
                     while let Ok(scheduled) = todo.recv().await {
@@ -451,7 +455,8 @@ impl Connection {
         request.path.replace("{n}", &n.to_string())
     }
 
-    async fn try_call(&mut self, request: &Request) -> Result<Answer, String> {
+    /// Opens the connection if it is not open.
+    async fn open(&mut self) -> Result<(), String> {
         if self.open.as_ref().is_none_or(|s| s.is_closed()) {
             // After an error an h2c client goes on over a connection of its own: the
             // run's errors count it, and the experiments expect none.
@@ -460,6 +465,11 @@ impl Connection {
                 false => Sender::Http1(connect(self.addr).await?),
             });
         }
+        Ok(())
+    }
+
+    async fn try_call(&mut self, request: &Request) -> Result<Answer, String> {
+        self.open().await?;
         let path = self.path(request);
         let builder = hyper::Request::builder().method(request.method.clone());
         let body = Full::new(request.body.clone());

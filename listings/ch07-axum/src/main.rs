@@ -208,7 +208,17 @@ impl Server {
         extra: &[&str],
         open_files: Option<u64>,
     ) -> Result<Server, String> {
-        let mut command = Command::new(binary);
+        Server::start_in(Command::new(binary), workers, extra, open_files)
+    }
+
+    /// `start`, with this command (its binary and environment).
+    fn start_in(
+        mut command: Command,
+        workers: u32,
+        extra: &[&str],
+        open_files: Option<u64>,
+    ) -> Result<Server, String> {
+        let binary = PathBuf::from(command.get_program());
         lower_priority(&mut command);
         if let Some(n) = open_files {
             limit_open_files(&mut command, n);
@@ -248,6 +258,22 @@ impl Server {
             .trim()
             .parse()
             .map_err(|e| format!("{path}: {e}"))
+    }
+
+    /// The server's anonymous memory in transparent huge pages now, in MiB
+    /// (`AnonHugePages`): what a page fault there maps is 2 MiB, not 4 KiB.
+    fn huge_pages_mib(&self) -> Result<f64, String> {
+        let path = format!("/proc/{}/smaps_rollup", self.child.id());
+        let rollup =
+            std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
+        rollup
+            .lines()
+            .find_map(|l| l.strip_prefix("AnonHugePages:"))
+            .and_then(|v| {
+                v.trim().trim_end_matches("kB").trim().parse::<f64>().ok()
+            })
+            .map(|kib| kib / 1024.0)
+            .ok_or(format!("{path} has no AnonHugePages"))
     }
 
     /// The server's peak resident memory so far, in MiB (`VmHWM`).
@@ -471,7 +497,7 @@ fn steady_cell(
 fn route_cell(
     p: &Params,
     r: &Requests,
-    binary: &Path,
+    command: Command,
     route: &str,
 ) -> Result<Measurement, String> {
     let (request, rate) = match route {
@@ -479,10 +505,12 @@ fn route_cell(
         "hash" => (&r.hash, p.hashes_per_s),
         other => return Err(format!("unknown route {other:?}")),
     };
-    let server = Server::start(binary, p.workers, &[])?;
+    let server = Server::start_in(command, p.workers, &[], None)?;
     let (mut m, server, _) = steady_cell(server, request, rate, p)?;
-    // What the allocator kept resident at its peak: /hash's 19 MiB blocks.
-    m.push("peak_memory", "MiB", server.peak_memory_mib()?);
+    // What the allocator kept resident at its peak: /hash's 19 MiB blocks; and how
+    // much of it is in 2 MiB pages, whose faults each map 512 small pages' worth.
+    m.push("peak_memory", "MiB", server.peak_memory_mib()?)
+        .push("huge_pages", "MiB", server.huge_pages_mib()?);
     server.stop()?;
     Ok(m)
 }
@@ -522,8 +550,12 @@ measure::variants! {
     enum Allocator for "allocator" {
         /// glibc's malloc, the system allocator.
         System = "system",
-        /// mimalloc, the `ch07-mimalloc` build.
+        /// mimalloc, the `ch07-mimalloc` build: v3, which asks for transparent huge
+        /// pages (`madvise`) on its arenas.
         Mimalloc = "mimalloc",
+        /// The same build with that turned off (`MIMALLOC_ALLOW_THP=0`): 4 KiB pages, as
+        /// glibc's, so that the two allocators' page faults count the same thing.
+        MimallocNoThp = "mimalloc_no_thp",
     }
 }
 
@@ -560,10 +592,15 @@ fn generators_cell(
     Ok(m)
 }
 
-/// The service's capacity on the load page: its throughput (answers a second,
-/// until the last answer) when offered far more than it can serve, open loop, on
-/// a fresh server. The load scenarios offer percentages of it.
-fn books_capacity(p: &Params, r: &Requests, binary: &Path) -> Result<f64, String> {
+/// The service's capacity on the load page over `connections`: its throughput
+/// (answers a second, until the last answer) when offered far more than it can serve,
+/// open loop, on a fresh server. The load scenarios offer percentages of it.
+fn books_capacity(
+    p: &Params,
+    r: &Requests,
+    binary: &Path,
+    connections: usize,
+) -> Result<f64, String> {
     let server = Server::start(binary, p.workers, &[])?;
     let generator = Generator::new(server.addr)?;
     generator.fetch(&r.full_page)?;
@@ -571,7 +608,7 @@ fn books_capacity(p: &Params, r: &Requests, binary: &Path) -> Result<f64, String
     let guess = closed_loop_capacity(
         &generator,
         &r.full_page,
-        p.connections,
+        connections,
         Duration::from_millis(300),
     )?;
     let started = Instant::now();
@@ -579,7 +616,7 @@ fn books_capacity(p: &Params, r: &Requests, binary: &Path) -> Result<f64, String
         &r.full_page,
         2.0 * guess,
         p.curve_length(),
-        p.connections,
+        connections,
     )?;
     let took = started.elapsed();
     server.stop()?;
@@ -1409,11 +1446,16 @@ fn main() {
             "allocator",
             Cell::grid(["books", "hash"], Allocator::NAMES),
             |cell, _| {
-                let binary = match Allocator::named(&cell.variant)? {
-                    Allocator::System => this,
-                    Allocator::Mimalloc => with_mimalloc,
+                let command = match Allocator::named(&cell.variant)? {
+                    Allocator::System => Command::new(this),
+                    Allocator::Mimalloc => Command::new(with_mimalloc),
+                    Allocator::MimallocNoThp => {
+                        let mut command = Command::new(with_mimalloc);
+                        command.env("MIMALLOC_ALLOW_THP", "0");
+                        command
+                    }
                 };
-                route_cell(p, r, binary, &cell.case)
+                route_cell(p, r, command, &cell.case)
             },
         )
         .shaped_by(measure::fields!(p => workers, run_ms, books_per_page, books_per_s, hashes_per_s, connections))
@@ -1430,7 +1472,7 @@ fn main() {
             |cell, _| {
                 let build = Build::named(&cell.variant)?;
                 let binary = builds.get(build.name()).ok_or("that build was not made")?;
-                route_cell(p, r, binary, "books")
+                route_cell(p, r, Command::new(binary), "books")
             },
         )
         .shaped_by(measure::fields!(p => workers, run_ms, books_per_page, books_per_s, connections))
@@ -1445,7 +1487,7 @@ fn main() {
             "curve",
             Cell::grid(p.curve_loads.iter().map(u32::to_string), ["books"]),
             {
-                let mut books = PerRepetition::new(|| books_capacity(p, r, this));
+                let mut books = PerRepetition::new(|| books_capacity(p, r, this, p.connections));
                 move |cell, rep| curve_cell(p, r, this, books.in_repetition(rep)?, &cell.case)
             },
         )
@@ -1455,7 +1497,11 @@ fn main() {
             "overload",
             Cell::grid(["books", "hash"], ["unprotected", "shed"]),
             {
-                let mut books = PerRepetition::new(|| books_capacity(p, r, this));
+                // Over the connections the cells use: more connections cost the service
+                // CPU of their own.
+                let mut books = PerRepetition::new(|| {
+                    books_capacity(p, r, this, p.overload_connections)
+                });
                 let mut hash = PerRepetition::new(|| hash_capacity(p, &r.hash, this));
                 move |cell, rep| {
                     let route = match cell.case.as_str() {
@@ -1490,7 +1536,7 @@ fn main() {
                 ["axum_serve", "hardened", "short_drain"],
             ),
             {
-                let mut books = PerRepetition::new(|| books_capacity(p, r, this));
+                let mut books = PerRepetition::new(|| books_capacity(p, r, this, p.connections));
                 let mut hash = PerRepetition::new(|| hash_capacity(p, &r.hash, this));
                 move |cell, rep| {
                     let load = match cell.case.as_str() {
@@ -1511,7 +1557,7 @@ fn main() {
             "bodies",
             Cell::grid(["bad_bodies"], BadBody::NAMES),
             {
-                let mut books = PerRepetition::new(|| books_capacity(p, r, this));
+                let mut books = PerRepetition::new(|| books_capacity(p, r, this, p.connections));
                 move |cell, rep| {
                     let kind = BadBody::named(&cell.variant)?;
                     bodies_cell(p, r, this, books.in_repetition(rep)?, kind)

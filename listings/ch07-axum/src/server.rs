@@ -326,14 +326,21 @@ pub fn main(args: &[String]) -> i32 {
             return 1;
         }
     };
-    match rt.block_on(serve(&args, &config)) {
+    let code = match rt.block_on(serve(&args, &config)) {
         Ok(()) => 0,
         Err(e) => {
             eprintln!("serve: {e}");
             1
         }
-    }
+    };
+    // Dropping the runtime would wait, without a limit, for every blocking task still
+    // running (a hash whose request the drain deadline cut): a second, then exit.
+    rt.shutdown_timeout(SHUTDOWN_TIMEOUT);
+    code
 }
+
+/// How long the runtime's shutdown waits for blocking tasks after `serve` has returned.
+const SHUTDOWN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(1);
 
 async fn serve(args: &ServeArgs, config: &Config) -> std::io::Result<()> {
     let state = AppState::new(config);

@@ -172,7 +172,7 @@ impl Postgres {
     }
 
     /// CPU time used so far by the server: the postmaster and every process it
-    /// started (one backend per connection), from /proc, in clock ticks (10 ms).
+    /// started (one backend per connection), from /proc (see `server_cpu_time`).
     pub fn cpu_time(&self) -> Duration {
         server_cpu_time(self.pid())
     }
@@ -583,17 +583,31 @@ fn alive(pid: u32) -> bool {
 }
 
 /// The CPU time of `pid`, of the children it has reaped, and of its live children,
-/// from /proc: it only grows, as backends come and go.
+/// from /proc: each live process's in nanoseconds (`schedstat`: a backend is one
+/// thread), the reaped backends' in clock ticks (`cutime`, `cstime`: the kernel
+/// keeps no finer count of a child once it has exited).
 fn server_cpu_time(pid: u32) -> Duration {
     // SAFETY: sysconf has no preconditions.
-    let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
-    let mut total = 0u64;
-    for_each_server_process(pid, |_, is_postmaster, f| {
-        // The postmaster's own time and that of the backends it has reaped
-        // (cutime, cstime); a live backend's own.
-        total += f(11) + f(12) + if is_postmaster { f(13) + f(14) } else { 0 };
+    let tick_ns = 1e9 / unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
+    let mut ns = 0.0;
+    for_each_server_process(pid, |p, is_postmaster, f| {
+        ns += run_time_ns(p).unwrap_or((f(11) + f(12)) as f64 * tick_ns);
+        if is_postmaster {
+            ns += (f(13) + f(14)) as f64 * tick_ns;
+        }
     });
-    Duration::from_secs_f64(total as f64 / ticks)
+    Duration::from_nanos(ns as u64)
+}
+
+/// The time a single-threaded process has run on a CPU, in nanoseconds
+/// (`/proc/PID/schedstat`'s first field), where the kernel keeps it.
+fn run_time_ns(pid: u32) -> Option<f64> {
+    std::fs::read_to_string(format!("/proc/{pid}/schedstat"))
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
 }
 
 /// Calls `visit(pid, is_postmaster, field)` for the postmaster `pid` and each of its

@@ -1,5 +1,6 @@
 //! The experiments of Chapter 8, against a PostgreSQL server the run starts and
 //! removes itself: `pool_wait` (a pool smaller than the requests in flight),
+//! `arrivals` (the same requests evenly spaced or at random moments),
 //! `held` (a connection held across an upstream call), `round_trip` and
 //! `n_plus_one` (a page of books with their authors), `sync_driver` (a synchronous
 //! client in an async handler), `fail_fast` (acquire_timeout), `pool_size` (a
@@ -10,9 +11,9 @@
 
 use ch08_database::database::{Options, Postgres, stop_on_signal};
 use ch08_database::handlers::*;
-use ch08_database::shelf::Shelf;
+use ch08_database::shelf::{STARS_AT_LEAST, Shelf};
 use ch08_database::sync_client::SyncClients;
-use measure::loadgen::{OpenLoop, fixed_rate};
+use measure::loadgen::{Arrival, OpenLoop, fixed_rate};
 use measure::{Cell, Chapter, Experiment, Harness, LatencyHistogram, Measurement};
 use serde::Serialize;
 use sqlx::PgPool;
@@ -52,6 +53,9 @@ struct Params {
     pool_rate_per_s: f64,
     db_wait_ms: f64,
     pool_sizes: Vec<u32>,
+    /// `arrivals`: the same requests through pools of these sizes, evenly spaced or at
+    /// random moments (a Poisson process) at the same mean rate.
+    arrival_pools: Vec<u32>,
     /// `held`: a pool of `held_pool` connections; each request queries, then
     /// awaits an upstream call of `upstream_ms`.
     held_pool: u32,
@@ -108,6 +112,7 @@ impl Params {
             } else {
                 vec![1, 2, 4, 8, 16]
             },
+            arrival_pools: if quick { vec![2, 4] } else { vec![2, 4, 8] },
             held_pool: 4,
             held_rate_per_s: 500.0,
             upstream_ms: 10,
@@ -178,23 +183,44 @@ impl From<sqlx::Error> for Failure {
     }
 }
 
-/// Sends `rate × window` requests at a fixed rate, each `request(k)` spawned on the
-/// service's runtime at its scheduled time, and waits for every one.
+/// `rate × window` arrivals evenly spaced.
+fn even(rate: f64, window: Duration) -> Vec<Arrival<()>> {
+    let n = (rate * window.as_secs_f64()).round() as usize;
+    fixed_rate(rate, Duration::ZERO, n, ())
+}
+
+/// As many arrivals as `even`, at random moments at the same mean rate: a Poisson
+/// process (independent clients), its gaps drawn from an exponential distribution.
+fn random(rate: f64, window: Duration, seed: u64) -> Vec<Arrival<()>> {
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let mut at = 0.0_f64;
+    (0..even(rate, window).len())
+        .map(|_| {
+            let arrival = Arrival {
+                at: Duration::from_secs_f64(at),
+                what: (),
+            };
+            at += -(1.0 - rng.f64()).ln() / rate; // 1 - u: never ln(0)
+            arrival
+        })
+        .collect()
+}
+
+/// Sends a request at each arrival, `request(k)` spawned on the service's runtime at
+/// its scheduled time, and waits for every one.
 fn open_loop<F, Fut>(
     rt: &Runtime,
-    rate: f64,
-    window: Duration,
+    arrivals: &[Arrival<()>],
     mut request: F,
 ) -> Vec<Outcome>
 where
     F: FnMut(usize) -> Fut,
     Fut: Future<Output = Result<Option<Instant>, Failure>> + Send + 'static,
 {
-    let n = (rate * window.as_secs_f64()).round() as usize;
-    let arrivals = fixed_rate(rate, Duration::ZERO, n, ());
+    let n = arrivals.len();
     let mut handles = Vec::with_capacity(n);
     let start = Instant::now() + Duration::from_millis(5);
-    OpenLoop::default().run(start, &arrivals, |_, scheduled| {
+    OpenLoop::default().run(start, arrivals, |_, scheduled| {
         let work = request(handles.len());
         handles.push(rt.spawn(async move {
             let result = work.await;
@@ -325,18 +351,32 @@ impl Ctx<'_> {
             .map_err(|e| format!("cannot open a pool of {size}: {e}"))
     }
 
+    /// A connection of its own, outside every pool: for the statistics.
+    fn connect(&self) -> Result<sqlx::PgConnection, String> {
+        self.rt
+            .block_on(<sqlx::PgConnection as sqlx::Connection>::connect(
+                &self.pg.url(),
+            ))
+            .map_err(|e| format!("cannot connect: {e}"))
+    }
+
     fn close(&self, pool: PgPool) {
         self.rt.block_on(pool.close());
     }
 }
 
-/// Experiment 1: a pool of `size` under `pool_rate_per_s` requests a second.
-fn pool_wait_cell(c: &Ctx, size: u32) -> Result<Measurement, String> {
+/// Experiment 1: a pool of `size` under `pool_rate_per_s` requests a second, at
+/// these arrivals (`arrivals`: evenly spaced or at random).
+fn pool_wait_cell(
+    c: &Ctx,
+    size: u32,
+    arrivals: &[Arrival<()>],
+) -> Result<Measurement, String> {
     let p = c.p;
     let pool = c.pool(size, None)?;
     let wait_s = p.db_wait_ms / 1e3;
     let (cpu0, t0) = (c.pg.cpu_time(), Instant::now());
-    let outcomes = open_loop(c.rt, p.pool_rate_per_s, p.window(), |k| {
+    let outcomes = open_loop(c.rt, arrivals, |k| {
         let (pool, shelf, id) = (pool.clone(), c.shelf, book_id(p, k));
         async move {
             let (book, acquired) = lookup(&pool, id, wait_s).await?;
@@ -372,6 +412,16 @@ fn pool_wait_cell(c: &Ctx, size: u32) -> Result<Measurement, String> {
     );
     push_database_cpu(&mut m, cpu, wall, outcomes.len());
     Ok(m)
+}
+
+measure::variants! {
+    /// Experiment `arrivals`: when the requests come, at the same mean rate.
+    enum Schedule for "arrivals" {
+        /// Evenly spaced, as in `pool_wait`.
+        Even = "even",
+        /// At random moments: independent clients, a Poisson process.
+        Random = "random",
+    }
 }
 
 measure::variants! {
@@ -442,7 +492,7 @@ fn held_cell(c: &Ctx, variant: &str) -> Result<Measurement, String> {
     let pool = c.pool(p.held_pool, None)?;
     let upstream = Duration::from_millis(p.upstream_ms);
     let held = Hold::named(variant)? == Hold::Held;
-    let outcomes = open_loop(c.rt, p.held_rate_per_s, p.window(), |k| {
+    let outcomes = open_loop(c.rt, &even(p.held_rate_per_s, p.window()), |k| {
         let (pool, shelf, id) = (pool.clone(), c.shelf, book_id(p, k));
         async move {
             let book = if held {
@@ -545,6 +595,24 @@ fn n_plus_one_cell(c: &Ctx, n: i32, variant: &str) -> Result<Measurement, String
     Ok(m)
 }
 
+/// How often PostgreSQL has executed `sql` so far, and for how many milliseconds in
+/// all (pg_stat_statements' `calls`, `total_exec_time`). The view keeps a statement's
+/// text with its constants made parameters, so the match is on the text from `FROM` on.
+async fn executed(
+    conn: &mut sqlx::PgConnection,
+    sql: &str,
+) -> Result<(i64, f64), String> {
+    let tail = sql.split_once(" FROM ").map_or(sql, |(_, tail)| tail);
+    sqlx::query_as(
+        "SELECT coalesce(sum(calls), 0)::int8, coalesce(sum(total_exec_time), 0)::float8 \
+         FROM pg_stat_statements WHERE right(query, length($1)) = $1",
+    )
+    .bind(tail)
+    .fetch_one(conn)
+    .await
+    .map_err(|e| format!("pg_stat_statements: {e}"))
+}
+
 /// Statements this database has run so far, from pg_stat_statements.
 async fn statement_calls(
     conn: &mut sqlx::PgConnection,
@@ -592,7 +660,7 @@ fn sync_driver_cell(c: &Ctx, variant: &str) -> Result<Measurement, String> {
     }
     let per = pings + 1;
     let rate = p.sync_rate_per_s * per as f64;
-    let outcomes = open_loop(c.rt, rate, p.window(), |k| {
+    let outcomes = open_loop(c.rt, &even(rate, p.window()), |k| {
         let (clients, pool, shelf, id) =
             (clients.clone(), pool.clone(), c.shelf, book_id(p, k));
         let query = k % per == 0;
@@ -650,7 +718,7 @@ fn fail_fast_cell(c: &Ctx, variant: &str) -> Result<Measurement, String> {
         ))
         .map_err(|e| format!("cannot open a pool of {}: {e}", p.fail_pool))?;
     let wait_s = p.fail_wait_ms / 1e3;
-    let outcomes = open_loop(c.rt, p.fail_rate_per_s, p.window(), |k| {
+    let outcomes = open_loop(c.rt, &even(p.fail_rate_per_s, p.window()), |k| {
         let (pool, shelf, id) = (pool.clone(), c.shelf, book_id(p, k));
         async move {
             let (book, acquired) = lookup(&pool, id, wait_s).await?;
@@ -690,6 +758,8 @@ fn pool_size_cell(c: &Ctx, size: u32) -> Result<Measurement, String> {
         (1..=5).map(|min| c.shelf.stars_at_least(min)).collect();
     let expected = Arc::new(expected);
     let window = Duration::from_millis(p.cpu_window_ms);
+    let mut stats = c.connect()?;
+    let before = c.rt.block_on(executed(&mut stats, STARS_AT_LEAST));
     let (cpu0, t0) = (c.pg.cpu_time(), Instant::now());
     let result = c.rt.block_on(async {
         let mut tasks = tokio::task::JoinSet::new();
@@ -732,12 +802,32 @@ fn pool_size_cell(c: &Ctx, size: u32) -> Result<Measurement, String> {
     let (cpu, wall) = (c.pg.cpu_time().saturating_sub(cpu0), t0.elapsed());
     c.close(pool);
     let (h, queries) = result?;
+    let after = c.rt.block_on(async {
+        let after = executed(&mut stats, STARS_AT_LEAST).await;
+        let _ = sqlx::Connection::close(stats).await;
+        after
+    });
+    let ((calls0, ms0), (calls, ms)) = (before?, after?);
+    if calls - calls0 != h.len() as i64 {
+        return Err(format!(
+            "pg_stat_statements counted {} queries, the clients {}",
+            calls - calls0,
+            h.len()
+        ));
+    }
     let mut m = Measurement::new();
     m.push("queries_per_s", "/s", h.len() as f64 / wall.as_secs_f64())
         .push("p50", "ns", h.p50_ns())
         .push("p99", "ns", h.p99_ns())
         .push("query_p50", "ns", queries.p50_ns())
-        .push("query_p99", "ns", queries.p99_ns());
+        .push("query_p99", "ns", queries.p99_ns())
+        // PostgreSQL's own clock, from the executor's start to its end: the part of a
+        // query's time spent in the database (waiting for a CPU there included).
+        .push(
+            "exec_mean",
+            "ns",
+            1e6 * (ms - ms0) / (calls - calls0).max(1) as f64,
+        );
     push_database_cpu(&mut m, cpu, wall, h.len() as usize);
     Ok(m)
 }
@@ -912,7 +1002,8 @@ fn run(h: Harness, p: &Params, pg: &Postgres) -> i32 {
             return 1;
         }
     };
-    let shelf = Shelf::standard(h.cli().seed() as i32 & 0xffff);
+    let seed = h.cli().seed();
+    let shelf = Shelf::standard(seed as i32 & 0xffff);
     let filled = rt.block_on(async {
         let mut conn =
             <sqlx::PgConnection as sqlx::Connection>::connect(&pg.url()).await?;
@@ -949,9 +1040,23 @@ fn run(h: Harness, p: &Params, pg: &Postgres) -> i32 {
     h.run_returning(vec![
         Experiment::new("pool_wait", Cell::grid(&p.pool_sizes, ["lookup"]), |cell, _| {
             let m = mark();
-            own(size(cell).and_then(|n| pool_wait_cell(c, n)), m)
+            let arrivals = even(p.pool_rate_per_s, p.window());
+            own(size(cell).and_then(|n| pool_wait_cell(c, n, &arrivals)), m)
         })
         .shaped_by(measure::fields!(p => workers, window_ms, pool_rate_per_s, db_wait_ms, pool_sizes)),
+        Experiment::new("arrivals", Cell::grid(&p.arrival_pools, Schedule::NAMES), |cell, rep| {
+            let n = size(cell)?;
+            let arrivals = match Schedule::named(&cell.variant)? {
+                Schedule::Even => even(p.pool_rate_per_s, p.window()),
+                // A draw of its own for each repetition and pool, the same for a seed.
+                Schedule::Random => random(p.pool_rate_per_s, p.window(), seed ^ ((rep as u64) << 32 | n as u64)),
+            };
+            let m = mark();
+            own(pool_wait_cell(c, n, &arrivals), m)
+        })
+        .shaped_by(measure::fields!(p => workers, window_ms, pool_rate_per_s, db_wait_ms, arrival_pools))
+        // A p99 of random arrivals moves with each draw: ten repetitions.
+        .repetitions(10),
         Experiment::new("held", Cell::grid([p.held_pool], Hold::NAMES), |cell, _| {
             let m = mark();
             own(held_cell(c, &cell.variant), m)
