@@ -43,13 +43,16 @@ async fn an_expired_certificate_is_rejected_and_counted() {
 }
 
 #[tokio::test]
-async fn a_certificate_for_another_name_is_rejected() {
-    let (failure, _) = call(CertKind::WrongName, |u| format!("https://{}", u.tls)).await;
+async fn a_certificate_for_another_name_is_rejected_and_counted() {
+    let (failure, upstream) = call(CertKind::WrongName, |u| format!("https://{}", u.tls)).await;
     assert!(matches!(failure, Failure::Certificate(_)), "{failure}");
     assert!(
         failure.to_string().contains("not valid for name"),
         "{failure}"
     );
+    tokio::time::sleep(Duration::from_millis(50)).await; // the server's side of the handshake ends
+    let counts = upstream.counts();
+    assert_eq!((counts.failed_handshakes, counts.requests), (1, 0));
 }
 
 #[tokio::test]
@@ -80,6 +83,23 @@ async fn a_listener_that_never_answers_times_out() {
         }
     });
     let (failure, _) = call(CertKind::Good, |_| format!("http://{addr}")).await;
+    assert!(matches!(failure, Failure::TimedOut(_)), "{failure}");
+    held.abort();
+}
+
+#[tokio::test]
+async fn a_tls_listener_that_never_answers_times_out() {
+    // Accepts every connection and never sends a ServerHello: the handshake waits, and only
+    // the client's timeouts end the call.
+    let silent = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = silent.local_addr().unwrap();
+    let held = tokio::spawn(async move {
+        let mut open = Vec::new();
+        while let Ok((stream, _)) = silent.accept().await {
+            open.push(stream);
+        }
+    });
+    let (failure, _) = call(CertKind::Good, |_| format!("https://{addr}")).await;
     assert!(matches!(failure, Failure::TimedOut(_)), "{failure}");
     held.abort();
 }
