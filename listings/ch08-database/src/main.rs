@@ -1048,8 +1048,9 @@ fn run(h: Harness, p: &Params, pg: &Postgres) -> i32 {
             let n = size(cell)?;
             let arrivals = match Schedule::named(&cell.variant)? {
                 Schedule::Even => even(p.pool_rate_per_s, p.window()),
-                // A draw of its own for each repetition and pool, the same for a seed.
-                Schedule::Random => random(p.pool_rate_per_s, p.window(), seed ^ ((rep as u64) << 32 | n as u64)),
+                // A draw for each repetition, the same for every pool (the rows compare the same
+                // requests) and for a seed.
+                Schedule::Random => random(p.pool_rate_per_s, p.window(), seed ^ ((rep as u64) << 32)),
             };
             let m = mark();
             own(pool_wait_cell(c, n, &arrivals), m)
