@@ -1048,9 +1048,8 @@ fn run(h: Harness, p: &Params, pg: &Postgres) -> i32 {
             let n = size(cell)?;
             let arrivals = match Schedule::named(&cell.variant)? {
                 Schedule::Even => even(p.pool_rate_per_s, p.window()),
-                // A draw for each repetition, the same for every pool (the rows compare the same
-                // requests) and for a seed.
-                Schedule::Random => random(p.pool_rate_per_s, p.window(), seed ^ ((rep as u64) << 32)),
+                // A draw of its own for each repetition and pool, the same for a seed.
+                Schedule::Random => random(p.pool_rate_per_s, p.window(), seed ^ ((rep as u64) << 32 | n as u64)),
             };
             let m = mark();
             own(pool_wait_cell(c, n, &arrivals), m)
