@@ -71,9 +71,9 @@ async fn nobody_listening_is_refused_at_once() {
     assert!(matches!(failure, Failure::Refused(_)), "{failure}");
 }
 
-#[tokio::test]
-async fn a_listener_that_never_answers_times_out() {
-    // Accepts every connection, reads nothing, writes nothing.
+/// A listener that accepts every connection, reads nothing and writes nothing; the task that
+/// holds its connections.
+async fn silent_listener() -> (std::net::SocketAddr, tokio::task::JoinHandle<()>) {
     let silent = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = silent.local_addr().unwrap();
     let held = tokio::spawn(async move {
@@ -82,6 +82,12 @@ async fn a_listener_that_never_answers_times_out() {
             open.push(stream);
         }
     });
+    (addr, held)
+}
+
+#[tokio::test]
+async fn a_listener_that_never_answers_times_out() {
+    let (addr, held) = silent_listener().await;
     let (failure, _) = call(CertKind::Good, |_| format!("http://{addr}")).await;
     assert!(matches!(failure, Failure::TimedOut(_)), "{failure}");
     held.abort();
@@ -89,16 +95,8 @@ async fn a_listener_that_never_answers_times_out() {
 
 #[tokio::test]
 async fn a_tls_listener_that_never_answers_times_out() {
-    // Accepts every connection and never sends a ServerHello: the handshake waits, and only
-    // the client's timeouts end the call.
-    let silent = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = silent.local_addr().unwrap();
-    let held = tokio::spawn(async move {
-        let mut open = Vec::new();
-        while let Ok((stream, _)) = silent.accept().await {
-            open.push(stream);
-        }
-    });
+    // No ServerHello ever comes: the handshake waits, and only the client's timeouts end the call.
+    let (addr, held) = silent_listener().await;
     let (failure, _) = call(CertKind::Good, |_| format!("https://{addr}")).await;
     assert!(matches!(failure, Failure::TimedOut(_)), "{failure}");
     held.abort();
