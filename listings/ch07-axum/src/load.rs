@@ -155,6 +155,9 @@ pub struct Tally {
     /// Open loop: from the scheduled time until a connection took the request (the
     /// generator's own queue, when every connection is busy).
     pub waited: LatencyHistogram,
+    /// Open loop: the answered requests' latency by the third of the run in which
+    /// each was scheduled (a queue that grows with time shows here).
+    pub by_third: [LatencyHistogram; 3],
     pub ok: u64,
     pub errors: Errors,
     /// The first wrong answer: the run is an error.
@@ -165,6 +168,9 @@ impl Tally {
     fn merge(&mut self, other: Tally) {
         self.latency.merge(&other.latency);
         self.waited.merge(&other.waited);
+        for (mine, theirs) in self.by_third.iter_mut().zip(&other.by_third) {
+            mine.merge(theirs);
+        }
         self.ok += other.ok;
         self.errors.add(&other.errors);
         self.wrong = self.wrong.take().or(other.wrong);
@@ -245,7 +251,7 @@ impl Generator {
         length: Duration,
         connections: usize,
     ) -> Result<OpenLoopRun, String> {
-        let (due, todo) = async_channel::unbounded::<Instant>();
+        let (due, todo) = async_channel::unbounded::<(Instant, usize)>();
         let clients: Vec<JoinHandle<Tally>> = (0..connections)
             .map(|_| {
                 let (todo, request) = (todo.clone(), request.clone());
@@ -256,20 +262,26 @@ impl Generator {
                 let _ = self.rt.block_on(conn.open());
                 self.rt.spawn(async move {
                     let mut tally = Tally::default();
-                    while let Ok(scheduled) = todo.recv().await {
+                    while let Ok((scheduled, third)) = todo.recv().await {
                         tally.waited.record(scheduled.elapsed());
                         let answer = conn.call(&request).await;
-                        tally.count(&request, answer, scheduled.elapsed());
+                        let latency = scheduled.elapsed();
+                        if tally.count(&request, answer, latency) {
+                            tally.by_third[third].record(latency);
+                        }
                     }
                     tally
                 })
             })
             .collect();
         let n = (rate * length.as_secs_f64()).round() as usize;
-        let arrivals = fixed_rate(rate, Duration::ZERO, n, ());
+        let mut arrivals = fixed_rate(rate, Duration::ZERO, n, 0);
+        for (i, arrival) in arrivals.iter_mut().enumerate() {
+            arrival.what = i * 3 / n;
+        }
         let start = Instant::now() + Duration::from_millis(20);
-        let generator = OpenLoop::default().run(start, &arrivals, |_, at| {
-            let _ = due.try_send(at);
+        let generator = OpenLoop::default().run(start, &arrivals, |&third, at| {
+            let _ = due.try_send((at, third));
         });
         due.close();
         let mut tally = Tally::default();
@@ -380,7 +392,13 @@ enum Answer {
 }
 
 impl Tally {
-    fn count(&mut self, request: &Request, answer: Answer, latency: Duration) {
+    /// Counts one answer; whether it was a 2xx.
+    fn count(
+        &mut self,
+        request: &Request,
+        answer: Answer,
+        latency: Duration,
+    ) -> bool {
         match answer {
             Answer::Body(status, body) if status.is_success() => {
                 self.ok += 1;
@@ -388,6 +406,7 @@ impl Tally {
                 if let Err(wrong) = request.check(&body) {
                     self.wrong.get_or_insert(wrong);
                 }
+                return true;
             }
             Answer::Body(status, _) => {
                 *self.errors.status.entry(status.as_u16()).or_default() += 1
@@ -395,6 +414,7 @@ impl Tally {
             Answer::Transport(_) => self.errors.transport += 1,
             Answer::Timeout => self.errors.timeout += 1,
         }
+        false
     }
 }
 
@@ -455,11 +475,11 @@ impl Connection {
         request.path.replace("{n}", &n.to_string())
     }
 
-    /// Opens the connection if it is not open.
+    /// Opens a connection if there is none or the last one closed: after an error
+    /// the client goes on over a new connection, and the run's errors count the
+    /// error (the experiments expect none).
     async fn open(&mut self) -> Result<(), String> {
         if self.open.as_ref().is_none_or(|s| s.is_closed()) {
-            // After an error an h2c client goes on over a connection of its own: the
-            // run's errors count it, and the experiments expect none.
             self.open = Some(match self.http2 {
                 true => Sender::Http2(connect_h2(self.addr).await?),
                 false => Sender::Http1(connect(self.addr).await?),

@@ -263,32 +263,15 @@ impl Server {
     /// The server's anonymous memory in transparent huge pages now, in MiB
     /// (`AnonHugePages`): what a page fault there maps is 2 MiB, not 4 KiB.
     fn huge_pages_mib(&self) -> Result<f64, String> {
-        let path = format!("/proc/{}/smaps_rollup", self.child.id());
-        let rollup =
-            std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
-        rollup
-            .lines()
-            .find_map(|l| l.strip_prefix("AnonHugePages:"))
-            .and_then(|v| {
-                v.trim().trim_end_matches("kB").trim().parse::<f64>().ok()
-            })
-            .map(|kib| kib / 1024.0)
-            .ok_or(format!("{path} has no AnonHugePages"))
+        proc_field_mib(
+            &format!("/proc/{}/smaps_rollup", self.child.id()),
+            "AnonHugePages:",
+        )
     }
 
     /// The server's peak resident memory so far, in MiB (`VmHWM`).
     fn peak_memory_mib(&self) -> Result<f64, String> {
-        let path = format!("/proc/{}/status", self.child.id());
-        let status =
-            std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix("VmHWM:"))
-            .and_then(|v| {
-                v.trim().trim_end_matches("kB").trim().parse::<f64>().ok()
-            })
-            .map(|kib| kib / 1024.0)
-            .ok_or(format!("{path} has no VmHWM"))
+        proc_field_mib(&format!("/proc/{}/status", self.child.id()), "VmHWM:")
     }
 
     /// The stop signal, without waiting: `stop` waits.
@@ -321,9 +304,10 @@ impl Server {
     }
 }
 
-/// The server runs at nice 10, so that where it and the load generator want the
-/// same CPU, the generator (the instrument) goes first, as if it ran on another
-/// machine; the server's threads still compete with each other as equals.
+/// The server runs at nice 10: where it and the load generator want the same CPU,
+/// the scheduler gives the generator (the instrument) about nine times the
+/// server's share (weights 1024 and 110), though not always the CPU first; the
+/// server's threads still compete with each other as equals.
 fn lower_priority(command: &mut Command) {
     #[cfg(unix)]
     {
@@ -339,6 +323,16 @@ fn lower_priority(command: &mut Command) {
             });
         }
     }
+}
+
+/// A `key: N kB` line of a `/proc` file, in MiB.
+fn proc_field_mib(path: &str, key: &str) -> Result<f64, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+    text.lines()
+        .find_map(|l| l.strip_prefix(key))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        .map(|kib| kib / 1024.0)
+        .ok_or(format!("{path} has no {key}"))
 }
 
 /// At most `n` open files in the child (`RLIMIT_NOFILE`), as a container's limit
@@ -435,6 +429,7 @@ fn ping_cell(
         HashLoad::Inline => Some(&r.hash_inline),
         HashLoad::Offloaded => Some(&r.hash),
     };
+    let (cpu, started) = (CpuShares::start(&server)?, Instant::now());
     let busy = background.map(|req| generator.busy(req, p.hash_clients));
     let run = generator.open_loop(
         &r.ping,
@@ -449,6 +444,7 @@ fn ping_cell(
         m.push("hashes_per_s", "/s", hashed.ok as f64 / took.as_secs_f64());
         errs.add(&hashed.errors);
     }
+    cpu.push(&mut m, &server, started.elapsed())?;
     latencies(&mut m, &run, p.length());
     errors(&mut m, &errs);
     server.stop()?;
@@ -550,6 +546,11 @@ measure::variants! {
     enum Allocator for "allocator" {
         /// glibc's malloc, the system allocator.
         System = "system",
+        /// The same, its mmap threshold fixed at its default 128 KiB
+        /// (`MALLOC_MMAP_THRESHOLD_`): glibc then no longer raises it when a large
+        /// block is freed (`__libc_free`), so every hash's blocks are mapped and
+        /// unmapped afresh.
+        SystemFixedThreshold = "system_fixed_threshold",
         /// mimalloc, the `ch07-mimalloc` build: v3, which asks for transparent huge
         /// pages (`madvise`) on its arenas.
         Mimalloc = "mimalloc",
@@ -710,6 +711,13 @@ fn curve_cell(
     server_latency(&mut m, &server)?;
     throughput(&mut m, &run, rate, took);
     latencies(&mut m, &run, p.curve_length());
+    // A queue that grows for as long as the load lasts shows as a later third slower.
+    let [first, _, last] = &run.tally.by_third;
+    m.push("p50_first_third", "ns", first.p50_ns()).push(
+        "p50_last_third",
+        "ns",
+        last.p50_ns(),
+    );
     errors(&mut m, &run.tally.errors);
     server.stop()?;
     Ok(m)
@@ -1448,6 +1456,11 @@ fn main() {
             |cell, _| {
                 let command = match Allocator::named(&cell.variant)? {
                     Allocator::System => Command::new(this),
+                    Allocator::SystemFixedThreshold => {
+                        let mut command = Command::new(this);
+                        command.env("MALLOC_MMAP_THRESHOLD_", "131072");
+                        command
+                    }
                     Allocator::Mimalloc => Command::new(with_mimalloc),
                     Allocator::MimallocNoThp => {
                         let mut command = Command::new(with_mimalloc);

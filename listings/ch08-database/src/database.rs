@@ -191,6 +191,30 @@ impl Postgres {
         out
     }
 
+    /// Waits until no client's backend is alive (its title names the client's
+    /// address: `postgres: user db 127.0.0.1(port) idle`), or `limit` has passed.
+    pub fn wait_for_no_clients(&self, limit: Duration) {
+        let deadline = Instant::now() + limit;
+        while self.client_backends() > 0 && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    fn client_backends(&self) -> usize {
+        let mut n = 0;
+        for_each_server_process(self.pid(), |p, is_postmaster, _| {
+            let title =
+                std::fs::read(format!("/proc/{p}/cmdline")).unwrap_or_default();
+            let title = String::from_utf8_lossy(&title);
+            if !is_postmaster
+                && (title.contains("127.0.0.1(") || title.contains("[local]"))
+            {
+                n += 1;
+            }
+        });
+        n
+    }
+
     /// Whether the postmaster is still running.
     pub fn is_running(&mut self) -> bool {
         self.child
@@ -600,7 +624,8 @@ fn server_cpu_time(pid: u32) -> Duration {
 }
 
 /// The time a single-threaded process has run on a CPU, in nanoseconds
-/// (`/proc/PID/schedstat`'s first field), where the kernel keeps it.
+/// (`/proc/PID/schedstat`'s first field), where the kernel keeps it (a kernel
+/// without schedstats shows zeros: `None`, so the caller falls back to ticks).
 fn run_time_ns(pid: u32) -> Option<f64> {
     std::fs::read_to_string(format!("/proc/{pid}/schedstat"))
         .ok()?
@@ -608,6 +633,7 @@ fn run_time_ns(pid: u32) -> Option<f64> {
         .next()?
         .parse()
         .ok()
+        .filter(|&ns: &f64| ns > 0.0)
 }
 
 /// Calls `visit(pid, is_postmaster, field)` for the postmaster `pid` and each of its

@@ -70,7 +70,7 @@ pub async fn book_then_upstream_released(
     let book = {
         let mut conn = pool.acquire().await?;
         fetch_book(&mut conn, id).await?
-    }; // `conn` dropped: back in the pool
+    }; // `conn` dropped: a spawned task pings it and puts it back in the pool
     upstream_call(upstream).await;
     Ok(book)
 }

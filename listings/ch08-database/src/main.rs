@@ -42,6 +42,9 @@ struct Params {
     /// Tokio workers of the service: every core, shared with PostgreSQL and the
     /// load generator.
     workers: u32,
+    /// The machine's CPUs, which PostgreSQL's backends share: `pool_size`'s pools
+    /// are sized from them, whatever `--workers` says.
+    cpus: u32,
     /// The bookshelf's rows.
     authors: i32,
     books: i32,
@@ -97,10 +100,12 @@ struct Params {
 }
 
 impl Params {
-    fn for_machine(quick: bool, workers: u32) -> Params {
+    /// `cpus` sizes the CPU-bound pools: PostgreSQL's CPUs, not the service's workers.
+    fn for_machine(quick: bool, workers: u32, cpus: u32) -> Params {
         let shelf = Shelf::standard(0);
         Params {
             workers,
+            cpus,
             authors: shelf.authors,
             books: shelf.books,
             reviews: shelf.reviews,
@@ -129,11 +134,11 @@ impl Params {
             fail_rate_per_s: 300.0,
             short_timeout_ms: 50,
             cpu_pools: if quick {
-                vec![1, 16 * workers]
+                vec![1, 16 * cpus]
             } else {
-                vec![1, workers, 2 * workers, 4 * workers, 16 * workers]
+                vec![1, cpus, 2 * cpus, 4 * cpus, 16 * cpus]
             },
-            cpu_clients: 16 * workers,
+            cpu_clients: 16 * cpus,
             cpu_window_ms: if quick { 300 } else { 1_000 },
             request_deadline_ms: 100,
             slow_query_ms: 1_000,
@@ -360,8 +365,12 @@ impl Ctx<'_> {
             .map_err(|e| format!("cannot connect: {e}"))
     }
 
+    /// Closes the pool and waits (up to a second) for its backends to exit, so that
+    /// the noise sampler and `own_servers_share`, which both count the processes
+    /// alive at the cell's end, count the same ones.
     fn close(&self, pool: PgPool) {
         self.rt.block_on(pool.close());
+        self.pg.wait_for_no_clients(Duration::from_secs(1));
     }
 }
 
@@ -961,8 +970,9 @@ const CHAPTER: Chapter = Chapter {
 
 fn main() {
     let (mut h, extra) = Harness::start_with::<Extra>(CHAPTER);
+    let cpus = h.cores();
     let p =
-        Params::for_machine(h.cli().quick, h.cli().workers.unwrap_or(h.cores()));
+        Params::for_machine(h.cli().quick, h.cli().workers.unwrap_or(cpus), cpus);
     h.params(&p);
     let options = Options {
         port: extra.pg_port,
@@ -1048,8 +1058,9 @@ fn run(h: Harness, p: &Params, pg: &Postgres) -> i32 {
             let n = size(cell)?;
             let arrivals = match Schedule::named(&cell.variant)? {
                 Schedule::Even => even(p.pool_rate_per_s, p.window()),
-                // A draw of its own for each repetition and pool, the same for a seed.
-                Schedule::Random => random(p.pool_rate_per_s, p.window(), seed ^ ((rep as u64) << 32 | n as u64)),
+                // One draw a repetition, the same for every pool: the pools' rows
+                // compare the same requests; a seed repeats the run.
+                Schedule::Random => random(p.pool_rate_per_s, p.window(), seed ^ ((rep as u64) << 32)),
             };
             let m = mark();
             own(pool_wait_cell(c, n, &arrivals), m)

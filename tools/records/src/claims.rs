@@ -1395,12 +1395,20 @@ impl Outcome {
     }
 
     /// A ratio whose interval spans a factor of two or more: its figures get two significant
-    /// digits, since a third would claim more than the repetitions know.
+    /// digits, since a third would claim more than the repetitions know; unless two digits would
+    /// print the median as one of the interval's ends ("1,100× (510–1,100×)" for a median of
+    /// 1,054 and an end of 1,122), which reads as an error.
     fn coarse(&self) -> bool {
+        let Some(i) = self.interval.filter(|i| i.lo > 0.0 && i.hi.is_finite()) else {
+            return false;
+        };
+        let looks_like_an_end = |m: f64| {
+            let m2 = sig2(m);
+            (m != i.lo && m2 == sig2(i.lo)) || (m != i.hi && m2 == sig2(i.hi))
+        };
         self.shown == Shown::Ratio
-            && self
-                .interval
-                .is_some_and(|i| i.lo > 0.0 && i.hi.is_finite() && i.hi / i.lo >= 2.0)
+            && i.hi / i.lo >= 2.0
+            && !self.median.is_some_and(looks_like_an_end)
     }
 
     /// The interval's ends as one range ("1.60–3.44×", "58–290×"), if there is one.
@@ -1797,6 +1805,11 @@ at-most = 0
         assert_eq!(
             o(vec![58.3, 150.0, 231.0, 260.0, 288.0], false).figure_with_interval(),
             "230× (90% CI 58–290×)"
+        );
+        // Unless two digits would print the median as an end of its interval.
+        assert_eq!(
+            o(vec![511.0, 673.0, 1054.0, 1083.0, 1122.0], false).figure_with_interval(),
+            "1,054× (90% CI 511–1,122×)"
         );
     }
 
