@@ -1057,7 +1057,8 @@ impl std::fmt::Display for CellRef {
     }
 }
 
-/// `7` stays `7`; `$workers` becomes the record's `workers`; `2*$workers` twice that.
+/// `7` stays `7`; `$workers` becomes the record's `workers`; `2*$workers` twice that. `$cpus`,
+/// where the record has no such parameter, is its machine's CPUs (`available_parallelism`).
 pub fn resolve_case(case: &str, rec: &Record) -> Result<String, String> {
     let Some(at) = case.find('$') else {
         return Ok(case.to_string());
@@ -1073,6 +1074,7 @@ pub fn resolve_case(case: &str, rec: &Record) -> Result<String, String> {
     let value = rec
         .param(name)
         .and_then(|v| v.as_f64())
+        .or_else(|| (name == "cpus").then_some(f64::from(rec.machine.available_parallelism)))
         .ok_or_else(|| format!("case `{case}`: the record has no numeric parameter `{name}`"))?;
     Ok(sig3_plain(factor * value))
 }
@@ -1932,6 +1934,14 @@ at-most = 0
         assert_eq!(resolve_case("2*$workers", &rec).unwrap(), "8");
         assert!(resolve_case("2$workers", &rec).is_err());
         assert!(resolve_case("$cores", &rec).is_err());
+        // `$cpus`: the parameter where the record has one, else the machine's CPUs.
+        let cpus = rec.machine.available_parallelism;
+        assert_eq!(
+            resolve_case("16*$cpus", &rec).unwrap(),
+            (16 * cpus).to_string()
+        );
+        let rec = sample_with(&[("workers", 4.0), ("cpus", 3.0)], &[]);
+        assert_eq!(resolve_case("$cpus", &rec).unwrap(), "3");
     }
 
     /// One claim of `body` (after `id` and `says`), parsed.

@@ -386,10 +386,17 @@ pub(super) fn provenance(data: &Data, rec: &Record, machine: &str, reps: u32) ->
                 }
             ),
             format!(
-                " Noise (CPU stolen by the hypervisor or used by other processes while a cell ran): median {}, at most {} of a core over {cells} cells; {noisy} above {}.",
+                " Noise (CPU stolen by the hypervisor or used by other processes while a cell ran): median {}, at most {} of a core over {cells} cells; {noisy} above {}.{}",
                 format_plain(median, "%"),
                 format_plain(max, "%"),
-                format_plain(noise::NOISY_PERCENT_OF_A_CORE, "%")
+                format_plain(noise::NOISY_PERCENT_OF_A_CORE, "%"),
+                repetition_noise(rec)
+                    .map(|(max, noisy, runs)| format!(
+                        " In single repetitions of a cell: at most {}, {noisy} of {runs} above {}.",
+                        format_plain(max, "%"),
+                        format_plain(noise::NOISY_PERCENT_OF_A_CORE, "%")
+                    ))
+                    .unwrap_or_default()
             ),
         ),
         None => (String::new(), String::new()),
@@ -438,6 +445,40 @@ pub(super) fn record_noise(rec: &Record) -> Option<(f64, f64, usize, usize)> {
         .filter(|t| **t > noise::NOISY_PERCENT_OF_A_CORE)
         .count();
     Some((summary.median, summary.max, noisy, totals.len()))
+}
+
+/// The noise of each repetition of each cell, where the figures above are cells' medians: the
+/// largest, how many passed the noisy line, and how many there were. A cell's own servers are
+/// taken out repetition by repetition, as `cell_noise` takes out their median.
+fn repetition_noise(rec: &Record) -> Option<(f64, usize, usize)> {
+    let mut totals = Vec::new();
+    for steal in rec.series.iter().filter(|s| s.metric == noise::STEAL) {
+        let others = rec.find(
+            &steal.experiment,
+            &steal.case,
+            &steal.variant,
+            noise::OTHERS,
+        )?;
+        let own = rec.find(
+            &steal.experiment,
+            &steal.case,
+            &steal.variant,
+            records::noise::OWN_SERVERS,
+        );
+        for (i, (s, o)) in steal.values.iter().zip(&others.values).enumerate() {
+            let own = own
+                .and_then(|own| own.values.get(i))
+                .copied()
+                .unwrap_or(0.0);
+            totals.push(s + (o - own).max(0.0));
+        }
+    }
+    let max = totals.iter().copied().reduce(f64::max)?;
+    let noisy = totals
+        .iter()
+        .filter(|t| **t > noise::NOISY_PERCENT_OF_A_CORE)
+        .count();
+    Some((max, noisy, totals.len()))
 }
 
 /// The title page's list: which machine each chapter's figures come from.
