@@ -275,12 +275,45 @@ pub fn cell_noise(
         rec.find(experiment, case, variant, metric)
             .map(|s| s.median)
     };
-    // The listing's own servers are the system under test, not noise.
-    let own = median(noise::OWN_SERVERS).unwrap_or(0.0);
-    Some(noise::Noise {
-        steal: median(noise::STEAL)?,
-        others: (median(noise::OTHERS)? - own).max(0.0),
-    })
+    Some(noise_less_own(
+        median(noise::STEAL)?,
+        median(noise::OTHERS)?,
+        median(noise::OWN_SERVERS).unwrap_or(0.0),
+    ))
+}
+
+/// The noise of each repetition of one cell, when the record has it.
+pub fn repetition_noise(
+    rec: &Record,
+    experiment: &str,
+    case: &str,
+    variant: &str,
+) -> Option<Vec<noise::Noise>> {
+    let values = |metric| {
+        rec.find(experiment, case, variant, metric)
+            .map(|s| &s.values)
+    };
+    let own = values(noise::OWN_SERVERS);
+    let (steal, others) = (values(noise::STEAL)?, values(noise::OTHERS)?);
+    Some(
+        steal
+            .iter()
+            .zip(others)
+            .enumerate()
+            .map(|(i, (s, o))| {
+                let own = own.and_then(|v| v.get(i)).copied().unwrap_or(0.0);
+                noise_less_own(*s, *o, own)
+            })
+            .collect(),
+    )
+}
+
+/// The listing's own servers are the system under test, not noise.
+fn noise_less_own(steal: f64, others: f64, own: f64) -> noise::Noise {
+    noise::Noise {
+        steal,
+        others: (others - own).max(0.0),
+    }
 }
 
 /// "noisy: 23% of a core taken (steal 3%, other processes 20%)".
@@ -981,5 +1014,9 @@ at-least = 1
             "30% others, 25% of it the listing's own server"
         );
         assert!(render_noise(&rec).contains("every cell ran on a quiet machine"));
+        // Repetition by repetition, the same subtraction.
+        let reps = repetition_noise(&rec, "blocking", "1", "fix").unwrap();
+        assert!(!reps.is_empty());
+        assert!(reps.iter().all(|n| n.others == 5.0), "{reps:?}");
     }
 }

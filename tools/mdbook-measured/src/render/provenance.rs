@@ -451,28 +451,14 @@ pub(super) fn record_noise(rec: &Record) -> Option<(f64, f64, usize, usize)> {
 /// largest, how many passed the noisy line, and how many there were. A cell's own servers are
 /// taken out repetition by repetition, as `cell_noise` takes out their median.
 fn repetition_noise(rec: &Record) -> Option<(f64, usize, usize)> {
-    let mut totals = Vec::new();
-    for steal in rec.series.iter().filter(|s| s.metric == noise::STEAL) {
-        let others = rec.find(
-            &steal.experiment,
-            &steal.case,
-            &steal.variant,
-            noise::OTHERS,
-        )?;
-        let own = rec.find(
-            &steal.experiment,
-            &steal.case,
-            &steal.variant,
-            records::noise::OWN_SERVERS,
-        );
-        for (i, (s, o)) in steal.values.iter().zip(&others.values).enumerate() {
-            let own = own
-                .and_then(|own| own.values.get(i))
-                .copied()
-                .unwrap_or(0.0);
-            totals.push(s + (o - own).max(0.0));
-        }
-    }
+    let totals: Vec<f64> = rec
+        .series
+        .iter()
+        .filter(|s| s.metric == noise::STEAL)
+        .filter_map(|s| measure::report::repetition_noise(rec, &s.experiment, &s.case, &s.variant))
+        .flatten()
+        .map(|n| n.total())
+        .collect();
     let max = totals.iter().copied().reduce(f64::max)?;
     let noisy = totals
         .iter()
