@@ -191,8 +191,9 @@ impl Postgres {
         out
     }
 
-    /// Waits until no client's backend is alive (its title names the client's
-    /// address: `postgres: user db 127.0.0.1(port) idle`), or `limit` has passed.
+    /// Waits until no client's backend is left (its title names the client's
+    /// address: `postgres: user db 127.0.0.1(port) idle`), nor one that has exited
+    /// and not yet been reaped, or `limit` has passed.
     pub fn wait_for_no_clients(&self, limit: Duration) {
         let deadline = Instant::now() + limit;
         while self.client_backends() > 0 && Instant::now() < deadline {
@@ -206,8 +207,11 @@ impl Postgres {
             let title =
                 std::fs::read(format!("/proc/{p}/cmdline")).unwrap_or_default();
             let title = String::from_utf8_lossy(&title);
+            // A zombie has no title, and its CPU time can still be read.
             if !is_postmaster
-                && (title.contains("127.0.0.1(") || title.contains("[local]"))
+                && (title.contains("127.0.0.1(")
+                    || title.contains("[local]")
+                    || !alive(p))
             {
                 n += 1;
             }

@@ -696,9 +696,9 @@ fn sync_driver_cell(c: &Ctx, variant: &str) -> Result<Measurement, String> {
     });
     stop.store(true, Ordering::Relaxed);
     let ticks = c.rt.block_on(ticker).map_err(|e| e.to_string())?;
-    c.close(pool);
     drop(clients);
     threads.join();
+    c.close(pool); // last: it waits for every client's backend to exit
     check_failures(&outcomes, false)?;
     let (queries, pings): (Vec<&Outcome>, Vec<&Outcome>) =
         outcomes.iter().partition(|o| o.acquired.is_some());
@@ -809,13 +809,13 @@ fn pool_size_cell(c: &Ctx, size: u32) -> Result<Measurement, String> {
         Ok::<_, String>((all, queries))
     });
     let (cpu, wall) = (c.pg.cpu_time().saturating_sub(cpu0), t0.elapsed());
-    c.close(pool);
-    let (h, queries) = result?;
     let after = c.rt.block_on(async {
         let after = executed(&mut stats, STARS_AT_LEAST).await;
         let _ = sqlx::Connection::close(stats).await;
         after
     });
+    c.close(pool); // last: it waits for every client's backend to exit
+    let (h, queries) = result?;
     let ((calls0, ms0), (calls, ms)) = (before?, after?);
     if calls - calls0 != h.len() as i64 {
         return Err(format!(
