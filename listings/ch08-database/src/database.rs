@@ -207,11 +207,13 @@ impl Postgres {
             let title =
                 std::fs::read(format!("/proc/{p}/cmdline")).unwrap_or_default();
             let title = String::from_utf8_lossy(&title);
-            // A zombie has no title, and its CPU time can still be read.
+            // An exiting backend loses its title with its memory (Linux's
+            // proc_pid_cmdline_read reads nothing once exit_mm ran), a zombie too,
+            // and the CPU time of both can still be read: each counts until reaped.
             if !is_postmaster
                 && (title.contains("127.0.0.1(")
                     || title.contains("[local]")
-                    || !alive(p))
+                    || title.is_empty())
             {
                 n += 1;
             }
