@@ -304,6 +304,10 @@ impl Printed {
             }
         }
         style.push_str("</style>\n");
+        // mdBook's print page opens the print dialog 100 ms after it loads; headless Chromium's
+        // own print then exits 0 without writing the file whenever the two overlap (a larger
+        // book, a slower machine), so the copy's window.print does nothing.
+        style.push_str("<script>window.print = function () {};</script>\n");
         let head = match self.head.find("</head>") {
             Some(at) => format!("{}{style}{}", &self.head[..at], &self.head[at..]),
             None => format!("{style}{}", self.head),
@@ -447,9 +451,9 @@ fn css_string(s: &str) -> String {
 }
 
 fn print_to_pdf(browser: &str, page: &Path, out: &Path) -> Result<()> {
-    // Headless Chromium now and then exits 0 without writing the file, several times in a row
-    // (three quick failures in one run of scripts/test.sh, then success alone): try again, each
-    // time with a fresh profile and after a pause, before calling it a failure.
+    // Headless Chromium has exited 0 without writing the file (the page's own window.print, now
+    // disabled in the copy, was one cause): try again, each time with a fresh profile and after
+    // a pause, before calling it a failure.
     let mut last = Ok(());
     for attempt in 0..5 {
         if attempt > 0 {
