@@ -312,6 +312,9 @@ impl Generator {
             .map(|_| {
                 let (stop, request) = (stop.clone(), request.clone());
                 let mut conn = self.connection();
+                // Connected before the clients start, as in `open_loop`: a capacity
+                // measured over a short window would otherwise count the connects.
+                let _ = self.rt.block_on(conn.open());
                 self.rt.spawn(async move {
                     let mut tally = Tally::default();
                     while !stop.load(Ordering::Relaxed) {
