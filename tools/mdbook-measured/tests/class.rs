@@ -118,7 +118,7 @@ fn thirty_machines_read_as_held_on_k_of_n_with_the_spread_and_the_failures_named
         .expect("a heading for the chapter");
     assert!(heading < html.find("<table class=\"measure class\"").unwrap());
     assert!(
-        html.contains("Records from 30 of 30 machines. Held on every machine that measured it: 1 of 3 conclusions."),
+        html.contains("Records from 30 of 30 machines. Held on every machine that measured it: 1 of 4 conclusions."),
         "{html}"
     );
 
@@ -184,22 +184,22 @@ fn thirty_machines_read_as_held_on_k_of_n_with_the_spread_and_the_failures_named
     // A totals row per machine, and the chapters where something did not hold there.
     let one = machine_row(&html, "student-01");
     assert!(
-        one.contains("<td>1</td><td>0</td><td>2</td><td>0</td>"),
+        one.contains("<td>1</td><td>0</td><td>3</td><td>0</td>"),
         "{one}"
     );
     assert!(
-        one.contains("<a href=\"#class-ch99-demo\">Demo</a>: 2 ✗ refuted"),
+        one.contains("<a href=\"#class-ch99-demo\">Demo</a>: 3 ✗ refuted"),
         "{one}"
     );
     let four = machine_row(&html, "student-04");
     assert!(
-        four.contains("<td>1</td><td>1</td><td>1</td><td>0</td>")
-            && four.contains("1 ✗ refuted, 1 ? not shown"),
+        four.contains("<td>1</td><td>2</td><td>1</td><td>0</td>")
+            && four.contains("1 ✗ refuted, 2 ? not shown"),
         "{four}"
     );
     let thirty = machine_row(&html, "student-30");
     assert!(
-        thirty.contains("<td>1</td><td>0</td><td>0</td><td>2</td>")
+        thirty.contains("<td>1</td><td>0</td><td>0</td><td>3</td>")
             && thirty.contains("<td class=\"class-failed\">none</td>"),
         "{thirty}"
     );
@@ -241,11 +241,11 @@ fn one_column_per_machine_only_where_asked_and_only_as_many_as_fit() {
         "{stall}"
     );
     assert!(
-        table.contains("<td>1 held<br>0 not shown<br>2 refuted<br>0 n/a</td>"),
+        table.contains("<td>1 held<br>0 not shown<br>3 refuted<br>0 n/a</td>"),
         "{table}"
     );
     assert!(
-        table.contains("<td>1 held<br>0 not shown<br>0 refuted<br>2 n/a</td>"),
+        table.contains("<td>1 held<br>0 not shown<br>0 refuted<br>3 n/a</td>"),
         "{table}"
     );
 }

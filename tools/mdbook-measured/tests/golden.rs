@@ -585,12 +585,12 @@ fn the_first_screen_counts_the_other_machine_and_the_busy_neighbour_apart() {
         .unwrap();
     let html = expand(&data, "{{#measure verdict-summary record=ch99-demo}}").unwrap();
     assert!(
-        html.contains("On other-machine (Tokio 1.54.1 in the release matrix, 5 repetitions): 2 of 3 conclusions held, 0 not shown, 1 refuted; refuted there: “inline is a thousand times the fix” (389×)."),
+        html.contains("On other-machine (Tokio 1.54.1 in the release matrix, 5 repetitions): 3 of 4 conclusions held, 0 not shown, 1 refuted; refuted there: “inline is a thousand times the fix” (389×)."),
         "{html}"
     );
     assert!(
         html.contains(
-            "Beside a busy neighbour (test-machine-busy, 5 repetitions): 2 of 3 conclusions held"
+            "Beside a busy neighbour (test-machine-busy, 5 repetitions): 3 of 4 conclusions held"
         ),
         "{html}"
     );

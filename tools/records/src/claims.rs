@@ -591,6 +591,7 @@ impl Claim {
             shown: self.shown(&[]),
             bound: self.bound_text(),
             figures: Vec::new(),
+            fewest: 0,
             held_in: 0,
             margin: None,
             to_decide: None,
@@ -627,7 +628,8 @@ impl Claim {
             ));
         }
         let lengths = series.iter().map(|s| s.values.len());
-        let n = if each { lengths.max() } else { lengths.min() }.unwrap_or(0);
+        let fewest = lengths.clone().min().unwrap_or(0);
+        let n = if each { lengths.max().unwrap_or(0) } else { fewest };
         if n == 0 {
             return missing("the cells have no values".into());
         }
@@ -675,6 +677,7 @@ impl Claim {
             shown: self.shown(&units),
             bound,
             figures,
+            fewest,
             held_in,
             margin,
             to_decide,
@@ -1362,6 +1365,10 @@ pub struct Outcome {
     pub bound: String,
     /// The claim's figure in each repetition, in the order they ran.
     pub figures: Vec<f64>,
+    /// The fewest repetitions one of its cells had: fewer than `figures` only for `each` over
+    /// cells of experiments with different repetition counts (a figure is then the worst of the
+    /// cells that ran that repetition).
+    pub fewest: usize,
     /// In how many repetitions the figure alone satisfies the bound.
     pub held_in: usize,
     /// How far the interval stays inside the bound, as a share of the bound (negative: crosses it).
@@ -1434,9 +1441,11 @@ impl Outcome {
     /// "min–max 0–3 over 5 repetitions" for the whole range (an invariant, an every-repetition
     /// claim, too few repetitions), "0 in each of 5 repetitions" where every repetition gave that
     /// figure, "in its one repetition".
+    /// An `each` over cells that ran 5 to 20 times: "0 in every repetition, 5–20 a cell".
     pub fn interval_text(&self) -> String {
         let n = self.figures.len();
         let all_alike = self.figures.windows(2).all(|w| w[0] == w[1]);
+        let mixed = self.fewest > 0 && self.fewest < n;
         let ci = format!("{}% CI", plain(verdict::CONFIDENCE * 100.0));
         let ends = self
             .interval
@@ -1444,11 +1453,19 @@ impl Outcome {
             .map(|i| (self.shown.text(i.lo), self.shown.text(i.hi), i.of_median));
         match ends {
             _ if n == 1 => "in its one repetition".into(),
+            Some((lo, hi, _)) if lo == hi && all_alike && mixed => {
+                format!("{lo} in every repetition, {}–{n} a cell", self.fewest)
+            }
             Some((lo, hi, _)) if lo == hi && all_alike => {
                 format!("{lo} in each of {n} repetitions")
             }
             Some((lo, hi, true)) if lo == hi => format!("{lo} at both ends of its {ci}"),
             Some((_, _, true)) => self.named_range().unwrap_or_default(),
+            Some(_) if mixed => format!(
+                "{} over {}–{n} repetitions a cell",
+                self.named_range().unwrap_or_default(),
+                self.fewest
+            ),
             Some(_) => format!(
                 "{} over {n} repetitions",
                 self.named_range().unwrap_or_default()
@@ -1752,6 +1769,43 @@ at-most = 0
     }
 
     #[test]
+    fn an_each_over_experiments_of_different_lengths_counts_a_cell_s_repetitions() {
+        let claims = Claims::parse(
+            r#"
+format = 2
+
+[[invariant]]
+id = "none-lost"
+says = "no request is lost in either experiment"
+each = ["blocking/1/fix/lost", "drain/1/fix/lost"]
+at-most = 0
+"#,
+        )
+        .unwrap();
+        let rec = |drained: [f64; 3]| {
+            sample_with(
+                &[],
+                &[
+                    ("blocking", "1", "fix", "lost", "count", &[0.0; 5]),
+                    ("drain", "1", "fix", "lost", "count", &drained),
+                ],
+            )
+        };
+        let none = claims.get("none-lost").unwrap().check(&rec([0.0; 3]));
+        assert_eq!((none.figures.len(), none.fewest), (5, 3));
+        assert_eq!(
+            none.summary(),
+            "0 (0 in every repetition, 3–5 a cell; invariant: ≤ 0 in each of 2)"
+        );
+        let one = claims.get("none-lost").unwrap().check(&rec([0.0, 1.0, 0.0]));
+        assert_eq!(one.verdict, Verdict::Refuted);
+        assert_eq!(
+            one.interval_text(),
+            "min–max 0–1 over 3–5 repetitions a cell"
+        );
+    }
+
+    #[test]
     fn figures_pair_the_repetitions_that_ran_side_by_side() {
         let claims = Claims::parse(CLAIMS).unwrap();
         // The medians (35 ms ÷ 150 µs = 233×) hide that in the slowest repetition of the fix
@@ -1789,6 +1843,7 @@ at-most = 0
                 shown: Shown::Ratio,
                 bound: "≥ 1×".into(),
                 held_in: figures.len(),
+                fewest: figures.len(),
                 figures,
                 margin: None,
                 to_decide: None,

@@ -103,18 +103,20 @@ pub(super) fn claim(data: &Data, d: &Claim) -> Result<String, String> {
         .as_ref()
         .map(|n| format!(" ({})", noise_note(n)))
         .unwrap_or_default();
-    // A conditional claim prints its condition wherever it is stated: a reader sees where it
-    // applies beside the figure, in a headline too.
-    let condition = claim
-        .condition
-        .as_ref()
-        .map(|c| {
-            format!(
-                " <span class=\"claim-condition\">(on machines {})</span>",
-                esc(&c.text())
-            )
-        })
-        .unwrap_or_default();
+    // A conditional claim prints its condition wherever it is stated, in a headline too: inside
+    // the figure's parentheses or beside its mark, so that a sentence reads on around it.
+    let condition = claim.condition.as_ref().map(|c| {
+        format!(
+            "<span class=\"claim-condition\">on machines {}</span>",
+            esc(&c.text())
+        )
+    });
+    let in_parentheses = |s: &str| {
+        condition
+            .as_ref()
+            .map(|c| format!("{s}; {c}"))
+            .unwrap_or_else(|| s.to_string())
+    };
     let title = format!(
         "Checked {}: {}{}. On {machine}: {}, {}{noise}.",
         claim.kind.name(),
@@ -187,16 +189,17 @@ pub(super) fn claim(data: &Data, d: &Claim) -> Result<String, String> {
     let figure = claim_link(data, record, id, class, &title, &esc(&outcome.figure()));
     // A checklist's magnitude: the figure alone (its interval is one link away).
     if show == Show::Short {
+        let condition = condition.map(|c| format!(" ({c})")).unwrap_or_default();
         return Ok(format!("{figure}{condition}{verdict}"));
     }
     let figure = format!(
         "{figure} <span class=\"claim-interval\">({})</span>",
-        esc(&outcome.interval_text())
+        in_parentheses(&esc(&outcome.interval_text()))
     );
     Ok(match show {
         // An exercise's folded answer: the claim's id and sentence beside its figure, in plain view.
         Show::Answer => format!(
-            "<code>{}</code>: {figure}{condition} {sign}{verdict} {} ({}: {})",
+            "<code>{}</code>: {figure} {sign}{verdict} {} ({}: {})",
             esc(id),
             esc(&claim.says),
             claim.kind.name(),
@@ -210,12 +213,13 @@ pub(super) fn claim(data: &Data, d: &Claim) -> Result<String, String> {
                 None => ("span", String::new()),
             };
             format!(
-                "<{tag} class=\"claim-mark {class}\"{href} title=\"{}\" aria-label=\"checked claim: {}\">✓</{tag}>{condition}",
+                "<{tag} class=\"claim-mark {class}\"{href} title=\"{}\" aria-label=\"checked claim: {}\">✓</{tag}>{}",
                 esc(&title),
-                outcome.word()
+                outcome.word(),
+                condition.map(|c| format!(" {c}")).unwrap_or_default()
             )
         }
-        _ => format!("{figure}{condition}{verdict}"),
+        _ => format!("{figure}{verdict}"),
     })
 }
 

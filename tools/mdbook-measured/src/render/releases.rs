@@ -866,6 +866,7 @@ mod tests {
             shown: measure::claims::Shown::Ratio,
             bound: String::new(),
             figures: vec![lo, hi],
+            fewest: 2,
             held_in: 0,
             margin: None,
             to_decide: None,

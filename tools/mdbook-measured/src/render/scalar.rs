@@ -30,7 +30,8 @@ choice! {
 }
 
 /// `ratio`: one cell's median over another's; `over.KEY=VALUE` (at least one) chooses the
-/// denominator, the other selectors the same as the numerator's.
+/// denominator, the other selectors the same as the numerator's. `per=repetition`: the median of
+/// the repetitions' own ratios instead, as a claim's ratio is judged (cells of one experiment).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub(crate) struct Ratio {
@@ -38,6 +39,14 @@ pub(crate) struct Ratio {
     select: Select,
     #[serde(rename = "over.")]
     over: Select<Option<String>>,
+    per: Option<Per>,
+}
+
+choice! {
+    /// What `ratio` divides: the cells' medians (without `per`), or each repetition's pair.
+    enum Per {
+        Repetition = "repetition",
+    }
 }
 
 /// `difference`: what one cell adds to another, in their unit: the median over the repetitions of
@@ -109,15 +118,33 @@ pub(super) fn ratio(data: &Data, d: &Ratio) -> Result<String, String> {
     let b = bottom
         .series(None, None, None)
         .map_err(|e| format!("denominator: {e}"))?;
-    let (top, bottom) = match (seconds(a.median, &a.unit), seconds(b.median, &b.unit)) {
+    // One scale for both: seconds where both are durations, else the shared unit.
+    let scale = match (seconds(1.0, &a.unit), seconds(1.0, &b.unit)) {
         (Some(x), Some(y)) => (x, y),
-        _ if a.unit == b.unit => (a.median, b.median),
+        _ if a.unit == b.unit => (1.0, 1.0),
         _ => return Err(format!("cannot divide {} by {}", a.unit, b.unit)),
     };
-    if bottom == 0.0 {
-        return Err("the denominator's median is zero".into());
-    }
-    Ok(format!("{}×", sig3(top / bottom)))
+    let ratio = |x: f64, y: f64| x * scale.0 / (y * scale.1);
+    let figure = match d.per {
+        None if b.median == 0.0 => return Err("the denominator's median is zero".into()),
+        None => ratio(a.median, b.median),
+        Some(Per::Repetition) => {
+            let (x, y) = (&a.values, &b.values);
+            if x.len() != y.len() || x.is_empty() {
+                return Err(format!(
+                    "the cells have {} and {} repetitions: per=repetition pairs them one by one",
+                    x.len(),
+                    y.len()
+                ));
+            }
+            if y.contains(&0.0) {
+                return Err("a repetition's denominator is zero".into());
+            }
+            let each: Vec<f64> = x.iter().zip(y).map(|(x, y)| ratio(*x, *y)).collect();
+            measure::verdict::median(&each).ok_or("no repetitions")?
+        }
+    };
+    Ok(format!("{}×", sig3(figure)))
 }
 
 pub(super) fn difference(data: &Data, d: &Difference) -> Result<String, String> {
@@ -240,9 +267,13 @@ mod tests {
             .err()
             .unwrap();
         assert!(
-            e.contains("(allowed: record, machine, experiment, case, variant, metric, over.*)"),
+            e.contains("(allowed: record, machine, experiment, case, variant, metric, over.*, per)"),
             "{e}"
         );
+        let e = typed("{{#measure ratio record=ch01 over.case=1 per=run}}")
+            .err()
+            .unwrap();
+        assert!(e.contains("per=`run`") && e.contains("repetition"), "{e}");
     }
 
     #[test]
