@@ -308,13 +308,19 @@ impl Generator {
         pause: Duration,
     ) -> Busy {
         let stop = Arc::new(AtomicBool::new(false));
-        let tasks = (0..clients)
+        // Every connection open before the first client starts, as in `open_loop`: a
+        // capacity measured over a short window would otherwise count the connects.
+        let conns: Vec<Connection> = (0..clients)
             .map(|_| {
-                let (stop, request) = (stop.clone(), request.clone());
                 let mut conn = self.connection();
-                // Connected before the clients start, as in `open_loop`: a capacity
-                // measured over a short window would otherwise count the connects.
                 let _ = self.rt.block_on(conn.open());
+                conn
+            })
+            .collect();
+        let tasks = conns
+            .into_iter()
+            .map(|mut conn| {
+                let (stop, request) = (stop.clone(), request.clone());
                 self.rt.spawn(async move {
                     let mut tally = Tally::default();
                     while !stop.load(Ordering::Relaxed) {

@@ -598,6 +598,23 @@ fn generators_cell(
     Ok(m)
 }
 
+/// A capacity as calibrated: the throughput under the offer that found it, that offer,
+/// and how many offers it took (one where twice the first guess was enough).
+#[derive(Clone, Copy)]
+struct Calibration {
+    per_s: f64,
+    offered_per_s: f64,
+    offers: usize,
+}
+
+impl Calibration {
+    /// How the capacity was found, beside the cells that are offered shares of it.
+    fn push_offers(&self, m: &mut Measurement) {
+        m.push("calibration_offered_per_s", "/s", self.offered_per_s)
+            .push("calibration_offers", "count", self.offers as f64);
+    }
+}
+
 /// The service's capacity on the load page over `connections`: its throughput
 /// (answers a second, until the last answer) when offered far more than it can serve
 /// for `window`, open loop, on a fresh server. The load scenarios offer percentages of it.
@@ -607,7 +624,7 @@ fn books_capacity(
     binary: &Path,
     connections: usize,
     window: Duration,
-) -> Result<f64, String> {
+) -> Result<Calibration, String> {
     let server = Server::start(binary, p.workers, &[])?;
     let generator = Generator::new(server.addr)?;
     generator.fetch(&r.full_page)?;
@@ -620,7 +637,7 @@ fn books_capacity(
         Duration::from_millis(300),
     )?;
     let mut offered = 2.0 * guess;
-    for _ in 0..CALIBRATION_OFFERS {
+    for offers in 1..=CALIBRATION_OFFERS {
         let started = Instant::now();
         let run =
             generator.open_loop(&r.full_page, offered, window, connections)?;
@@ -630,7 +647,11 @@ fn books_capacity(
         }
         if served <= SATURATED * offered {
             server.stop()?;
-            return Ok(served);
+            return Ok(Calibration {
+                per_s: served,
+                offered_per_s: offered,
+                offers,
+            });
         }
         offered *= 2.0;
     }
@@ -650,7 +671,11 @@ const SATURATED: f64 = 0.8;
 
 /// The load page's capacity over the curve's connections and window (the curve, the
 /// shutdown and the bodies experiments offer shares of it).
-fn curve_capacity(p: &Params, r: &Requests, binary: &Path) -> Result<f64, String> {
+fn curve_capacity(
+    p: &Params,
+    r: &Requests,
+    binary: &Path,
+) -> Result<Calibration, String> {
     books_capacity(p, r, binary, p.connections, p.curve_length())
 }
 
@@ -662,9 +687,10 @@ fn overload_capacity(
     p: &Params,
     r: &Requests,
     binary: &Path,
-) -> Result<f64, String> {
+) -> Result<Calibration, String> {
     let once = || books_capacity(p, r, binary, p.overload_connections, p.length());
-    Ok(once()?.max(once()?))
+    let (a, b) = (once()?, once()?);
+    Ok(if a.per_s >= b.per_s { a } else { b })
 }
 
 /// A case of the curve: a percentage of the capacity.
@@ -733,10 +759,10 @@ fn curve_cell(
     p: &Params,
     r: &Requests,
     binary: &Path,
-    capacity: f64,
+    capacity: Calibration,
     load: &str,
 ) -> Result<Measurement, String> {
-    let rate = capacity * load_percent(load)? as f64 / 100.0;
+    let rate = capacity.per_s * load_percent(load)? as f64 / 100.0;
     let server = Server::start(binary, p.workers, &[])?;
     let generator = Generator::new(server.addr)?;
     generator.fetch(&r.full_page)?;
@@ -746,7 +772,8 @@ fn curve_cell(
         generator.open_loop(&r.full_page, rate, p.curve_length(), p.connections)?;
     let took = started.elapsed();
     let mut m = Measurement::new();
-    m.push("capacity_per_s", "/s", capacity);
+    m.push("capacity_per_s", "/s", capacity.per_s);
+    capacity.push_offers(&mut m);
     cpu.push(&mut m, &server, took)?;
     server_latency(&mut m, &server)?;
     throughput(&mut m, &run, rate, took);
@@ -802,20 +829,20 @@ fn hash_capacity(
 /// A route's capacity, measured once a repetition at the first cell that asks: a
 /// calibration the hypervisor stole time from spoils that repetition, not the run,
 /// and its noise is counted in that cell's.
-struct PerRepetition<F> {
+struct PerRepetition<F, T> {
     calibrate: F,
-    last: Option<(u32, f64)>,
+    last: Option<(u32, T)>,
 }
 
-impl<F: FnMut() -> Result<f64, String>> PerRepetition<F> {
-    fn new(calibrate: F) -> PerRepetition<F> {
+impl<T: Copy, F: FnMut() -> Result<T, String>> PerRepetition<F, T> {
+    fn new(calibrate: F) -> PerRepetition<F, T> {
         PerRepetition {
             calibrate,
             last: None,
         }
     }
 
-    fn in_repetition(&mut self, rep: u32) -> Result<f64, String> {
+    fn in_repetition(&mut self, rep: u32) -> Result<T, String> {
         match self.last {
             Some((at, rate)) if at == rep => Ok(rate),
             _ => {
@@ -1559,13 +1586,19 @@ fn main() {
                 // CPU of their own.
                 let mut books = PerRepetition::new(|| overload_capacity(p, r, this));
                 let mut hash = PerRepetition::new(|| hash_capacity(p, &r.hash, this));
-                move |cell, rep| {
-                    let route = match cell.case.as_str() {
-                        "books" => (&r.full_page, books.in_repetition(rep)?),
-                        "hash" => (&r.hash, hash.in_repetition(rep)?),
-                        other => return Err(format!("unknown route {other:?}")),
-                    };
-                    overload_cell(p, this, route, &cell.variant)
+                move |cell, rep| match cell.case.as_str() {
+                    "books" => {
+                        let books = books.in_repetition(rep)?;
+                        let route = (&r.full_page, books.per_s);
+                        let mut m = overload_cell(p, this, route, &cell.variant)?;
+                        books.push_offers(&mut m);
+                        Ok(m)
+                    }
+                    "hash" => {
+                        let route = (&r.hash, hash.in_repetition(rep)?);
+                        overload_cell(p, this, route, &cell.variant)
+                    }
+                    other => Err(format!("unknown route {other:?}")),
                 }
             },
         )
@@ -1596,7 +1629,7 @@ fn main() {
                 let mut hash = PerRepetition::new(|| hash_capacity(p, &r.hash, this));
                 move |cell, rep| {
                     let load = match cell.case.as_str() {
-                        "under_load" => (&r.full_page, books.in_repetition(rep)? / 2.0),
+                        "under_load" => (&r.full_page, books.in_repetition(rep)?.per_s / 2.0),
                         "hash_queue" => {
                             let rate = hash.in_repetition(rep)?;
                             (&r.hash, rate * p.queue_load as f64 / 100.0)
@@ -1616,7 +1649,7 @@ fn main() {
                 let mut books = PerRepetition::new(|| curve_capacity(p, r, this));
                 move |cell, rep| {
                     let kind = BadBody::named(&cell.variant)?;
-                    bodies_cell(p, r, this, books.in_repetition(rep)?, kind)
+                    bodies_cell(p, r, this, books.in_repetition(rep)?.per_s, kind)
                 }
             },
         )

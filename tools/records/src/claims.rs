@@ -629,7 +629,11 @@ impl Claim {
         }
         let lengths = series.iter().map(|s| s.values.len());
         let fewest = lengths.clone().min().unwrap_or(0);
-        let n = if each { lengths.max().unwrap_or(0) } else { fewest };
+        let n = if each {
+            lengths.max().unwrap_or(0)
+        } else {
+            fewest
+        };
         if n == 0 {
             return missing("the cells have no values".into());
         }
@@ -1797,7 +1801,10 @@ at-most = 0
             none.summary(),
             "0 (0 in every repetition, 3–5 a cell; invariant: ≤ 0 in each of 2)"
         );
-        let one = claims.get("none-lost").unwrap().check(&rec([0.0, 1.0, 0.0]));
+        let one = claims
+            .get("none-lost")
+            .unwrap()
+            .check(&rec([0.0, 1.0, 0.0]));
         assert_eq!(one.verdict, Verdict::Refuted);
         assert_eq!(
             one.interval_text(),

@@ -267,7 +267,9 @@ mod tests {
             .err()
             .unwrap();
         assert!(
-            e.contains("(allowed: record, machine, experiment, case, variant, metric, over.*, per)"),
+            e.contains(
+                "(allowed: record, machine, experiment, case, variant, metric, over.*, per)"
+            ),
             "{e}"
         );
         let e = typed("{{#measure ratio record=ch01 over.case=1 per=run}}")

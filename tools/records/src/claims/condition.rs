@@ -133,11 +133,12 @@ impl Condition {
         })
     }
 
-    /// "where vendor is AuthenticAMD".
+    /// "where the CPU vendor is AuthenticAMD", "where THP's mode is not never".
     pub fn text(&self) -> String {
+        let fact = fact_name(&self.fact);
         match &self.wanted {
-            Wanted::Is(v) => format!("where {} is {v}", self.fact),
-            Wanted::IsNot(v) => format!("where {} is not {v}", self.fact),
+            Wanted::Is(v) => format!("where {fact} is {v}"),
+            Wanted::IsNot(v) => format!("where {fact} is not {v}"),
         }
     }
 
@@ -166,6 +167,17 @@ impl Condition {
                 value.unwrap_or_else(|| "not set".into())
             ))
         }
+    }
+}
+
+/// A fact as a sentence names it; a fact without a name here reads as its path.
+fn fact_name(path: &str) -> &str {
+    match path {
+        "vendor" => "the CPU vendor",
+        "thp" => "THP's mode",
+        "libc" => "the C library",
+        "clocksource" => "the clock source",
+        other => other,
     }
 }
 
@@ -254,7 +266,8 @@ mod tests {
         facts.scheduler.clear();
         match amd.on(&rec) {
             Applies::No(why) => assert!(
-                why.contains("where vendor is AuthenticAMD") && why.contains("GenuineIntel"),
+                why.contains("where the CPU vendor is AuthenticAMD")
+                    && why.contains("GenuineIntel"),
                 "{why}"
             ),
             other => panic!("{other:?}"),
