@@ -111,12 +111,6 @@ pub(super) fn claim(data: &Data, d: &Claim) -> Result<String, String> {
             esc(&c.text())
         )
     });
-    let in_parentheses = |s: &str| {
-        condition
-            .as_ref()
-            .map(|c| format!("{s}; {c}"))
-            .unwrap_or_else(|| s.to_string())
-    };
     let title = format!(
         "Checked {}: {}{}. On {machine}: {}, {}{noise}.",
         claim.kind.name(),
@@ -193,8 +187,12 @@ pub(super) fn claim(data: &Data, d: &Claim) -> Result<String, String> {
         return Ok(format!("{figure}{condition}{verdict}"));
     }
     let figure = format!(
-        "{figure} <span class=\"claim-interval\">({})</span>",
-        in_parentheses(&esc(&outcome.interval_text()))
+        "{figure} <span class=\"claim-interval\">({}{})</span>",
+        esc(&outcome.interval_text()),
+        condition
+            .as_ref()
+            .map(|c| format!("; {c}"))
+            .unwrap_or_default()
     );
     Ok(match show {
         // An exercise's folded answer: the claim's id and sentence beside its figure, in plain view.

@@ -128,21 +128,10 @@ pub(super) fn ratio(data: &Data, d: &Ratio) -> Result<String, String> {
     let figure = match d.per {
         None if b.median == 0.0 => return Err("the denominator's median is zero".into()),
         None => ratio(a.median, b.median),
-        Some(Per::Repetition) => {
-            let (x, y) = (&a.values, &b.values);
-            if x.len() != y.len() || x.is_empty() {
-                return Err(format!(
-                    "the cells have {} and {} repetitions: per=repetition pairs them one by one",
-                    x.len(),
-                    y.len()
-                ));
-            }
-            if y.contains(&0.0) {
-                return Err("a repetition's denominator is zero".into());
-            }
-            let each: Vec<f64> = x.iter().zip(y).map(|(x, y)| ratio(*x, *y)).collect();
-            measure::verdict::median(&each).ok_or("no repetitions")?
+        Some(Per::Repetition) if b.values.contains(&0.0) => {
+            return Err("a repetition's denominator is zero".into());
         }
+        Some(Per::Repetition) => paired_median(&a.values, &b.values, "per=repetition", ratio)?,
     };
     Ok(format!("{}×", sig3(figure)))
 }
@@ -156,16 +145,27 @@ pub(super) fn difference(data: &Data, d: &Difference) -> Result<String, String> 
     if a.unit != b.unit {
         return Err(format!("cannot subtract {} from {}", b.unit, a.unit));
     }
-    if a.values.len() != b.values.len() || a.values.is_empty() {
+    let median = paired_median(&a.values, &b.values, "a difference", |x, y| x - y)?;
+    Ok(format_value(median, &a.unit))
+}
+
+/// The median of `f` over two cells' repetitions, paired one by one (the variants of one
+/// experiment ran side by side in each repetition): what `what` shows.
+fn paired_median(
+    a: &[f64],
+    b: &[f64],
+    what: &str,
+    f: impl Fn(f64, f64) -> f64,
+) -> Result<f64, String> {
+    if a.len() != b.len() || a.is_empty() {
         return Err(format!(
-            "the cells have {} and {} repetitions: a difference pairs them one by one",
-            a.values.len(),
-            b.values.len()
+            "the cells have {} and {} repetitions: {what} pairs them one by one",
+            a.len(),
+            b.len()
         ));
     }
-    let each: Vec<f64> = a.values.iter().zip(&b.values).map(|(x, y)| x - y).collect();
-    let median = measure::verdict::median(&each).ok_or("no repetitions")?;
-    Ok(format_value(median, &a.unit))
+    let each: Vec<f64> = a.iter().zip(b).map(|(x, y)| f(*x, *y)).collect();
+    measure::verdict::median(&each).ok_or_else(|| "no repetitions".into())
 }
 
 pub(super) fn param(data: &Data, d: &Param) -> Result<String, String> {
@@ -234,8 +234,21 @@ fn show_setting(v: &serde_json::Value, format: Option<Format>) -> String {
 #[cfg(test)]
 mod tests {
     use super::super::typed;
-    use super::{Format, Stat};
+    use super::{Format, Stat, paired_median};
     use crate::render::Kind;
+
+    #[test]
+    fn per_repetition_pairs_the_repetitions_not_the_medians() {
+        // Medians 20 and 10 (a ratio of 2); the repetitions' own ratios 1, 4 and 4.
+        let (a, b) = ([10.0, 20.0, 40.0], [10.0, 5.0, 10.0]);
+        assert_eq!(paired_median(&a, &b, "r", |x, y| x / y), Ok(4.0));
+        assert_eq!(paired_median(&a, &b, "d", |x, y| x - y), Ok(15.0));
+        let e = paired_median(&a, &b[..2], "per=repetition", |x, y| x / y).unwrap_err();
+        assert_eq!(
+            e,
+            "the cells have 3 and 2 repetitions: per=repetition pairs them one by one"
+        );
+    }
 
     #[test]
     fn a_ratio_takes_its_denominator_from_over_keys() {
