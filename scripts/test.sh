@@ -197,7 +197,19 @@ step "cargo fmt --check" cargo fmt --all -- --check
 step "cargo clippy -D warnings" cargo clippy --workspace --all-targets -- -D warnings
 wait_for_installs
 step "gofmt and go vet (the listings' Go programs)" go_checks
-step "cargo test" cargo test --workspace
+# Every unit and integration test, in parallel, but one: Chapter 3's `resident()` reads its own
+# process's resident memory and its peak in two reads of /proc/self/status, and a test beside it
+# that frees memory between the reads can leave the peak below the first read: the kernel keeps
+# the peak only "when about to lower" the figure, and its snapshots "can always be inconsistent"
+# (`task_mem`, fs/proc/task_mmu.c). CI of 2026-12-07 failed on `peak >= rss` so. That test runs
+# alone, in a process of its own. Fixing `resident()` to read both from one read changes Chapter 3's measuring code and
+# would stale its records on both machines: it waits for Chapter 3's next run on each.
+ALONE=child::tests::reads_its_own_resident_memory
+cargo_tests() {
+    cargo test --workspace -- --skip "$ALONE" &&
+        cargo test -p ch03-spawns --lib -- --exact "$ALONE"
+}
+step "cargo test" cargo_tests
 step "every exercise through the runner, both ways" every_exercise
 step "rustlings exercise set (rustlings dev check)" rustlings_set
 # Chapter 7's tokio-console setup and Chapter 10's service with tokio-console's layer need Tokio's
