@@ -5,7 +5,8 @@
 # runs it for 12 s on 127.0.0.1:6669, attaches tokio-console in a detached tmux window 150 columns
 # wide, and prints the window after 8 s: the key help left out, each line cut before the Fields
 # column, and the spawn locations' folders shortened (Tokio's left out). The states and figures
-# vary from run to run (which worker holds the pipe's lock), the shape does not.
+# vary from run to run (which worker holds the pipe's lock), the shape does not: the stored
+# output's command says so (`# numbers vary; BUSY|SCHED|IDLE vary`), and `book outputs` compares it so.
 #
 # Needs tokio-console (`cargo install --locked tokio-console`, 0.1.14 when this was written) and
 # tmux. listings/ch10-logging/outputs/tokio-console.txt is its output (`book outputs` reruns it

@@ -6,9 +6,12 @@
 //! command ends with the shell comment `# numbers vary`, and it is compared by shape, with every
 //! number replaced by `N` and runs of spaces collapsed, so that a changed line still fails. The
 //! numbers that must not vary are compared as they are: exit statuses, HTTP status codes, success
-//! rates, counts of errors and failures, and a checksum's answer ([`kept`]). A
+//! rates, counts of errors and failures, and a checksum's answer ([`kept`]). Words that a run
+//! may print in one another's place (a task's state in tokio-console: which task holds a lock
+//! varies) are named, `# BUSY|SCHED|IDLE vary`, and compared as one. A
 //! command that needs a tool the machine may lack says so, `# needs strace` (or
 //! `# numbers vary; needs strace`), and is skipped, with a message, where the tool is missing.
+//! Any other note is an error: a misspelt one would quietly compare the output another way.
 //!
 //! A `cargo run -q -p PACKAGE --example NAME` runs the example as `cargo test --workspace` builds
 //! it ([`Examples`]): `cargo run -p` alone would resolve the package's dependencies' features
@@ -45,7 +48,7 @@ pub fn check(root: &Path, update: bool) -> Result<()> {
         let Some(command) = text.lines().next().and_then(|l| l.strip_prefix("$ ")) else {
             bail!("{shown}: the first line must be `$ <the command that produced it>`");
         };
-        let notes = Notes::of(command);
+        let notes = Notes::of(command).map_err(|e| anyhow::anyhow!("{shown}: {e}"))?;
         if let Some(tool) = notes.missing_tool() {
             println!("skip {shown}: it needs `{tool}`, which is not installed");
             continue;
@@ -53,11 +56,7 @@ pub fn check(root: &Path, update: bool) -> Result<()> {
         let output = run(root, &examples.direct(command))
             .with_context(|| format!("{shown}: running `{command}`"))?;
         let fresh = format!("$ {command}\n{output}");
-        let same = if notes.numbers_vary {
-            shape(&fresh) == shape(&text)
-        } else {
-            fresh == text
-        };
+        let same = notes.compared(&fresh) == notes.compared(&text);
         if same {
             println!("ok   {shown}");
         } else if update {
@@ -67,12 +66,10 @@ pub fn check(root: &Path, update: bool) -> Result<()> {
             println!(
                 "STALE {shown}: `{command}` prints something else now (rerun with --update and review the diff)"
             );
-            let (was, now) = if notes.numbers_vary {
-                (shape(&text), shape(&fresh))
-            } else {
-                (text.clone(), fresh.clone())
-            };
-            println!("{}", first_difference(&was, &now));
+            println!(
+                "{}",
+                first_difference(&notes.compared(&text), &notes.compared(&fresh))
+            );
             stale.push(shown);
         }
     }
@@ -203,27 +200,56 @@ fn first_difference(was: &str, now: &str) -> String {
 }
 
 /// What a command's trailing shell comment says about its output: `# numbers vary` (compare by
-/// shape), `# needs strace` (skip where the tool is missing), or both: `# numbers vary; needs strace`.
+/// shape), `# A|B vary` (the words A and B compare as one), `# needs strace` (skip where the tool
+/// is missing), any of them joined by `;`: `# numbers vary; needs strace`.
 #[derive(Debug, Default, PartialEq)]
 pub struct Notes {
     pub numbers_vary: bool,
+    /// Groups of words that may stand in one another's place.
+    pub alike: Vec<Vec<String>>,
     pub needs: Vec<String>,
 }
 
 impl Notes {
-    pub fn of(command: &str) -> Notes {
+    pub fn of(command: &str) -> Result<Notes, String> {
         let mut notes = Notes::default();
         let Some((_, comment)) = command.rsplit_once(" # ") else {
-            return notes;
+            return Ok(notes);
         };
         for note in comment.split(';').map(str::trim) {
             if note == "numbers vary" {
                 notes.numbers_vary = true;
             } else if let Some(tool) = note.strip_prefix("needs ") {
                 notes.needs.push(tool.trim().to_string());
+            } else if let Some(words) = note.strip_suffix(" vary")
+                && words.contains('|')
+                && !words.contains(' ')
+                && !words.split('|').any(str::is_empty)
+            {
+                notes
+                    .alike
+                    .push(words.split('|').map(String::from).collect());
+            } else {
+                return Err(format!(
+                    "unknown note `{note}` after `#` (known: `numbers vary`, `A|B vary`, `needs TOOL`)"
+                ));
             }
         }
-        notes
+        Ok(notes)
+    }
+
+    /// The output as these notes compare it: each group's words written as the group, then,
+    /// where numbers vary, its shape.
+    fn compared(&self, text: &str) -> String {
+        let text = self
+            .alike
+            .iter()
+            .fold(text.to_string(), |text, words| as_one(&text, words));
+        if self.numbers_vary {
+            shape(&text)
+        } else {
+            text
+        }
     }
 
     /// The first tool the command needs that is not on the PATH.
@@ -238,6 +264,27 @@ impl Notes {
             })
             .map(String::as_str)
     }
+}
+
+/// `text` with each whole word of `words` replaced by all of them, `A|B`.
+fn as_one(text: &str, words: &[String]) -> String {
+    let group = words.join("|");
+    let mut out = String::with_capacity(text.len());
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        out.push_str(if words.contains(word) { &group } else { word });
+        word.clear();
+    };
+    for c in text.chars() {
+        if c.is_alphanumeric() || c == '_' {
+            word.push(c);
+        } else {
+            flush(&mut word, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut word, &mut out);
+    out
 }
 
 /// The text with every number replaced by `N` (but those [`kept`]) and runs of spaces by one.
@@ -407,16 +454,46 @@ mod tests {
 
     #[test]
     fn a_command_says_how_to_compare_its_output_and_what_it_needs() {
-        assert_eq!(Notes::of("cargo run -q -p x"), Notes::default());
-        let n = Notes::of("cargo run -q -p x # numbers vary; needs strace");
+        assert_eq!(Notes::of("cargo run -q -p x").unwrap(), Notes::default());
+        let n = Notes::of("cargo run -q -p x # numbers vary; needs strace").unwrap();
         assert!(n.numbers_vary);
         assert_eq!(n.needs, ["strace"]);
-        assert!(Notes::of("x # numbers vary").needs.is_empty());
-        assert_eq!(Notes::of("x # needs sh").missing_tool(), None);
+        assert!(Notes::of("x # numbers vary").unwrap().needs.is_empty());
+        assert_eq!(Notes::of("x # needs sh").unwrap().missing_tool(), None);
         assert_eq!(
-            Notes::of("x # needs no-such-tool-here").missing_tool(),
+            Notes::of("x # needs no-such-tool-here")
+                .unwrap()
+                .missing_tool(),
             Some("no-such-tool-here")
         );
+        for unknown in [
+            "x # number vary",
+            "x # BUSY vary",
+            "x # A||B vary",
+            "x # A|B varies",
+        ] {
+            let e = Notes::of(unknown).unwrap_err();
+            assert!(e.contains("unknown note"), "{unknown}: {e}");
+        }
+    }
+
+    #[test]
+    fn words_that_vary_compare_as_one_and_no_other_word_does() {
+        let notes = Notes::of("x # numbers vary; BUSY|SCHED|IDLE vary").unwrap();
+        assert_eq!(notes.alike, [["BUSY", "SCHED", "IDLE"]]);
+        let was = " 8 SCHED  connection 9s 45us\n";
+        let now = " 8 IDLE   connection 9s 13us\n";
+        assert_eq!(notes.compared(was), notes.compared(now));
+        assert_eq!(
+            notes.compared(was),
+            " N BUSY|SCHED|IDLE connection N<time> N<time>\n"
+        );
+        // Only whole words: a name that contains one, or another state, still differs.
+        assert_ne!(notes.compared(" IDLEness\n"), notes.compared(" BUSYness\n"));
+        assert_ne!(notes.compared(" DONE\n"), notes.compared(" IDLE\n"));
+        // Without the note the states differ, numbers aside.
+        let plain = Notes::of("x # numbers vary").unwrap();
+        assert_ne!(plain.compared(was), plain.compared(now));
     }
 
     #[test]
