@@ -625,8 +625,9 @@ pub(super) fn coverage(_: &Data, d: &Coverage) -> Result<String, String> {
     Ok(format_plain(level * 100.0, "%"))
 }
 
-/// A record's verdicts in one sentence: "15 held, 3 not shown (`a`, `b`, `c`) and 1 refuted
-/// (`d`, which needs a quiet machine) of 19 conclusions; 4 of 4 invariants held".
+/// A record's verdicts in plain words: "all 22 conclusions and both invariants held", or "15 of 19
+/// conclusions held; 3 were not shown (`a`, `b`, `c`) and 1 was refuted (`d` (quiet)); all 4
+/// invariants held" ([`verdicts_text`]).
 pub(super) fn verdicts(data: &Data, d: &Verdicts) -> Result<String, String> {
     let r = data.resolve_record_only(&d.which)?;
     let record = d.which.record.as_str();
@@ -635,45 +636,102 @@ pub(super) fn verdicts(data: &Data, d: &Verdicts) -> Result<String, String> {
     for c in &claims.claims {
         let outcome = judge(c, &r.record, data.role(&r.machine, record)).outcome;
         tally.add(c.kind, &outcome);
-        let named = if c.quiet {
-            format!("<code>{}</code> (quiet)", esc(&c.id))
-        } else {
-            format!("<code>{}</code>", esc(&c.id))
+        // Each name links to the claim's entry, where its sentence, figure and bound are.
+        let code = format!("<code>{}</code>", esc(&c.id));
+        let mut named = match claim_href(data, record, &c.id) {
+            Some(href) => format!("<a href=\"{href}\" title=\"{}\">{code}</a>", esc(&c.says)),
+            None => code,
         };
+        if c.quiet {
+            named.push_str(" (quiet)");
+        }
         match (c.is_invariant(), outcome.verdict) {
             (false, Verdict::NotShown) => not_shown.push(named),
             (false, Verdict::Refuted) => refuted.push(named),
             _ => {}
         }
     }
-    let named = |v: &[String]| {
-        if v.is_empty() {
-            String::new()
-        } else {
-            format!(" ({})", v.join(", "))
+    Ok(format!(
+        "<span class=\"verdicts\" title=\"on {}\">{}</span>",
+        esc(&r.machine),
+        verdicts_text(&tally, &not_shown, &refuted)
+    ))
+}
+
+/// The words of [`verdicts`]: the conclusions that held, those that did not by verdict with
+/// their names (HTML), those the record could not judge, and the invariants.
+fn verdicts_text(t: &Tally, not_shown: &[String], refuted: &[String]) -> String {
+    let invariants = t.invariants_held + t.invariants_broken;
+    let all_held = t.held == t.judged();
+    if t.judged() == 0 {
+        return format!(
+            "none of its {} conclusions could be judged there",
+            t.conclusions()
+        );
+    }
+    let mut text = if all_held && invariants > 0 && t.invariants_broken == 0 {
+        format!(
+            "{} and {} held",
+            all_of(t.held, "conclusion", "conclusions"),
+            all_of(invariants, "invariant", "invariants")
+        )
+    } else if all_held {
+        format!("{} held", all_of(t.held, "conclusion", "conclusions"))
+    } else {
+        let mut parts = Vec::new();
+        for (n, names, verdict) in [
+            (t.not_shown, not_shown, "not shown"),
+            (t.refuted, refuted, "refuted"),
+        ] {
+            if n > 0 {
+                let verb = if n == 1 { "was" } else { "were" };
+                parts.push(format!("{n} {verb} {verdict} ({})", names.join(", ")));
+            }
         }
+        format!(
+            "{} of {} conclusions held; {}",
+            t.held,
+            t.judged(),
+            parts.join(" and ")
+        )
     };
-    let mut text = format!(
-        "{} held, {} not shown{} and {} refuted{} of {} conclusions",
-        tally.held,
-        tally.not_shown,
-        named(&not_shown),
-        tally.refuted,
-        named(&refuted),
-        tally.conclusions()
-    );
-    text.push_str(&unjudged_text(&tally));
-    let measured = tally.invariants_held + tally.invariants_broken;
-    if measured > 0 {
+    if t.not_checked > 0 {
+        let verb = if t.not_checked == 1 { "was" } else { "were" };
         text.push_str(&format!(
-            "; {} of {measured} invariants held",
-            tally.invariants_held
+            "; {} more {verb} not measured there",
+            t.not_checked
         ));
     }
-    Ok(format!(
-        "<span class=\"verdicts\" title=\"on {}\">{text}</span>",
-        esc(&r.machine)
-    ))
+    if t.not_applicable > 0 {
+        let verb = if t.not_applicable == 1 { "does" } else { "do" };
+        text.push_str(&format!(
+            "; {} more {verb} not apply there",
+            t.not_applicable
+        ));
+    }
+    if invariants > 0 && !(all_held && t.invariants_broken == 0) {
+        if t.invariants_broken == 0 {
+            text.push_str(&format!(
+                "; {} held",
+                all_of(invariants, "invariant", "invariants")
+            ));
+        } else {
+            text.push_str(&format!(
+                "; {} of {invariants} invariants held, {} broken",
+                t.invariants_held, t.invariants_broken
+            ));
+        }
+    }
+    text
+}
+
+/// "the one conclusion", "both conclusions", "all 22 conclusions".
+fn all_of(n: usize, one: &str, many: &str) -> String {
+    match n {
+        1 => format!("the one {one}"),
+        2 => format!("both {many}"),
+        n => format!("all {n} {many}"),
+    }
 }
 
 /// "15 of 17 conclusions held", with those the record could not judge: what a chapter's first
@@ -741,8 +799,53 @@ pub(super) fn claim_link(
 #[cfg(test)]
 mod tests {
     use super::super::typed;
-    use super::Show;
+    use super::{Show, Tally, verdicts_text};
     use crate::render::Kind;
+
+    #[test]
+    fn verdicts_are_plain_words_naming_what_did_not_hold() {
+        let tally = |held, not_shown, refuted, invariants_held, invariants_broken| Tally {
+            held,
+            not_shown,
+            refuted,
+            invariants: invariants_held + invariants_broken,
+            invariants_held,
+            invariants_broken,
+            ..Tally::default()
+        };
+        let text = |t: &Tally, n: &[&str], r: &[&str]| {
+            let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+            verdicts_text(t, &names(n), &names(r))
+        };
+        assert_eq!(
+            text(&tally(22, 0, 0, 2, 0), &[], &[]),
+            "all 22 conclusions and both invariants held"
+        );
+        assert_eq!(
+            text(&tally(1, 0, 0, 0, 0), &[], &[]),
+            "the one conclusion held"
+        );
+        assert_eq!(
+            text(&tally(19, 1, 2, 4, 0), &["x"], &["a", "b"]),
+            "19 of 22 conclusions held; 1 was not shown (x) and 2 were refuted (a, b); all 4 invariants held"
+        );
+        assert_eq!(
+            text(&tally(3, 0, 1, 0, 1), &[], &["d"]),
+            "3 of 4 conclusions held; 1 was refuted (d); 0 of 1 invariants held, 1 broken"
+        );
+        let mut unjudged = tally(5, 0, 0, 1, 0);
+        unjudged.not_checked = 2;
+        assert_eq!(
+            text(&unjudged, &[], &[]),
+            "all 5 conclusions and the one invariant held; 2 more were not measured there"
+        );
+        let mut none = tally(0, 0, 0, 0, 0);
+        none.not_checked = 3;
+        assert_eq!(
+            text(&none, &[], &[]),
+            "none of its 3 conclusions could be judged there"
+        );
+    }
 
     #[test]
     fn a_claim_needs_its_id_and_shows_one_of_four_ways() {
