@@ -661,22 +661,28 @@ pub(super) fn verdicts(data: &Data, d: &Verdicts) -> Result<String, String> {
 /// The words of [`verdicts`]: the conclusions that held, those that did not by verdict with
 /// their names (HTML), those the record could not judge, and the invariants.
 fn verdicts_text(t: &Tally, not_shown: &[String], refuted: &[String]) -> String {
-    let invariants = t.invariants_held + t.invariants_broken;
-    let all_held = t.held == t.judged();
     if t.judged() == 0 {
         return format!(
             "none of its {} conclusions could be judged there",
             t.conclusions()
         );
     }
-    let mut text = if all_held && invariants > 0 && t.invariants_broken == 0 {
-        format!(
+    let invariants = t.invariants_held + t.invariants_broken;
+    let all_held = t.held == t.judged();
+    let unjudged = unjudged_text(t);
+    // The short form where nothing needs a clause of its own.
+    if all_held && unjudged.is_empty() && invariants > 0 && t.invariants_broken == 0 {
+        return format!(
             "{} and {} held",
             all_of(t.held, "conclusion", "conclusions"),
             all_of(invariants, "invariant", "invariants")
+        );
+    }
+    let mut text = if all_held {
+        format!(
+            "{} held{unjudged}",
+            all_of(t.held, "conclusion", "conclusions")
         )
-    } else if all_held {
-        format!("{} held", all_of(t.held, "conclusion", "conclusions"))
     } else {
         let mut parts = Vec::new();
         for (n, names, verdict) in [
@@ -689,38 +695,22 @@ fn verdicts_text(t: &Tally, not_shown: &[String], refuted: &[String]) -> String 
             }
         }
         format!(
-            "{} of {} conclusions held; {}",
+            "{} of {} conclusions held{unjudged}; {}",
             t.held,
             t.judged(),
             parts.join(" and ")
         )
     };
-    if t.not_checked > 0 {
-        let verb = if t.not_checked == 1 { "was" } else { "were" };
+    if invariants > 0 && t.invariants_broken == 0 {
         text.push_str(&format!(
-            "; {} more {verb} not measured there",
-            t.not_checked
+            "; {} held",
+            all_of(invariants, "invariant", "invariants")
         ));
-    }
-    if t.not_applicable > 0 {
-        let verb = if t.not_applicable == 1 { "does" } else { "do" };
+    } else if invariants > 0 {
         text.push_str(&format!(
-            "; {} more {verb} not apply there",
-            t.not_applicable
+            "; {} of {invariants} invariants held, {} broken",
+            t.invariants_held, t.invariants_broken
         ));
-    }
-    if invariants > 0 && !(all_held && t.invariants_broken == 0) {
-        if t.invariants_broken == 0 {
-            text.push_str(&format!(
-                "; {} held",
-                all_of(invariants, "invariant", "invariants")
-            ));
-        } else {
-            text.push_str(&format!(
-                "; {} of {invariants} invariants held, {} broken",
-                t.invariants_held, t.invariants_broken
-            ));
-        }
     }
     text
 }
@@ -837,7 +827,7 @@ mod tests {
         unjudged.not_checked = 2;
         assert_eq!(
             text(&unjudged, &[], &[]),
-            "all 5 conclusions and the one invariant held; 2 more were not measured there"
+            "all 5 conclusions held (2 not measured there); the one invariant held"
         );
         let mut none = tally(0, 0, 0, 0, 0);
         none.not_checked = 3;
