@@ -127,6 +127,9 @@ impl Postgres {
             .args(["-c", "pg_stat_statements.track=all"])
             // The log line the start waits for, in English whatever the locale.
             .args(["-c", "lc_messages=C"])
+            // A line for every connection the server accepts, before its startup packet is
+            // read: a connect a client gave up on counts too (`connections_received`).
+            .args(["-c", "log_connections=on"])
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(
@@ -164,6 +167,18 @@ impl Postgres {
 
     pub fn data_dir(&self) -> &Path {
         &self.data
+    }
+
+    /// Connections the server has accepted since it started, counted from its log's
+    /// "connection received" lines (`log_connections`): every connect that reached it,
+    /// finished or not.
+    pub fn connections_received(&self) -> Result<u64, String> {
+        let log = self.socket_dir.join("postgres.log");
+        let bytes = std::fs::read(&log)
+            .map_err(|e| format!("cannot read {}: {e}", log.display()))?;
+        Ok(String::from_utf8_lossy(&bytes)
+            .matches("connection received: ")
+            .count() as u64)
     }
 
     /// The postmaster's process id.

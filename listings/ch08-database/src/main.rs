@@ -17,7 +17,8 @@ use measure::loadgen::{Arrival, OpenLoop, fixed_rate};
 use measure::{Cell, Chapter, Experiment, Harness, LatencyHistogram, Measurement};
 use serde::Serialize;
 use sqlx::PgPool;
-use std::collections::HashMap;
+use std::cell::RefCell;
+use std::collections::{HashMap, VecDeque};
 use std::future::Future;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -366,7 +367,7 @@ impl Ctx<'_> {
     }
 
     /// Closes the pool and waits (up to a second) for its backends to exit, so that
-    /// the noise sampler and `own_servers_share`, which both count the processes
+    /// the noise sampler and `OwnServers`, which both count the processes
     /// alive at the cell's end, count the same ones.
     fn close(&self, pool: PgPool) {
         self.rt.block_on(pool.close());
@@ -726,6 +727,7 @@ fn fail_fast_cell(c: &Ctx, variant: &str) -> Result<Measurement, String> {
             timeout,
         ))
         .map_err(|e| format!("cannot open a pool of {}: {e}", p.fail_pool))?;
+    let received = c.pg.connections_received()?;
     let wait_s = p.fail_wait_ms / 1e3;
     let outcomes = open_loop(c.rt, &even(p.fail_rate_per_s, p.window()), |k| {
         let (pool, shelf, id) = (pool.clone(), c.shelf, book_id(p, k));
@@ -736,21 +738,26 @@ fn fail_fast_cell(c: &Ctx, variant: &str) -> Result<Measurement, String> {
         }
     });
     c.close(pool);
+    // Every backend has exited, so each connect that reached the server is in its log.
+    let attempts = c.pg.connections_received()? - received;
+    let opened = opened.load(Ordering::Relaxed);
     check_failures(&outcomes, true)?;
     let failed: Vec<&Outcome> =
         outcomes.iter().filter(|o| o.result.is_err()).collect();
     let mut m = Measurement::new();
     push_latency(&mut m, &outcomes);
-    m.push(
-        "connections_opened",
-        "count",
-        opened.load(Ordering::Relaxed) as f64,
-    )
-    .push(
-        "timed_out",
-        "%",
-        100.0 * failed.len() as f64 / outcomes.len() as f64,
-    );
+    m.push("connections_opened", "count", opened as f64)
+        // Begun and dropped unfinished: the waiter's deadline passed during the connect.
+        .push(
+            "connects_failed",
+            "count",
+            attempts.saturating_sub(opened) as f64,
+        )
+        .push(
+            "timed_out",
+            "%",
+            100.0 * failed.len() as f64 / outcomes.len() as f64,
+        );
     if !failed.is_empty() {
         let to_error = histogram(failed.iter().map(|o| o.done - o.scheduled));
         m.push("failed_p99", "ns", to_error.p99_ns());
@@ -923,23 +930,73 @@ fn check_first_answer(
     }
 }
 
-/// The server's CPU since `before`, in percent of one core, counted as the noise
-/// sampler counts other processes (`measure::noise`): each process alive now, from
-/// its reading in `before` or from zero if it started since. The sampler covers at
-/// least its last half second, so for a shorter cell the two windows differ.
-fn own_servers_share(
-    pg: &Postgres,
+/// The server's CPU over each cell, in percent of one core, counted over the noise
+/// sampler's own window (`measure::noise::Sampler::end`): the cell, or the last
+/// `MIN_WINDOW` up to its end when the cell was shorter, from marks taken at the same
+/// cell boundaries. Each process alive at the end counts from its reading at the
+/// window's start, or from zero if it started since, as the sampler counts.
+struct OwnServers<'a> {
+    pg: &'a Postgres,
+    marks: RefCell<VecDeque<(HashMap<u32, u64>, Instant)>>,
+}
+
+impl<'a> OwnServers<'a> {
+    fn new(pg: &'a Postgres) -> Self {
+        OwnServers {
+            pg,
+            marks: RefCell::new(VecDeque::new()),
+        }
+    }
+
+    /// A cell starts.
+    fn begin(&self) {
+        let mark = (self.pg.ticks_by_process(), Instant::now());
+        self.marks.borrow_mut().push_back(mark);
+    }
+
+    /// A cell ended: the server's share over the sampler's window.
+    fn end(&self) -> f64 {
+        let (now, at) = (self.pg.ticks_by_process(), Instant::now());
+        let mut marks = self.marks.borrow_mut();
+        let from = window_start(marks.iter().map(|m| m.1), at);
+        marks.drain(..from);
+        let share = marks.front().map_or(0.0, |(before, t0)| {
+            share_of_a_core(&now, before, at.duration_since(*t0))
+        });
+        marks.push_back((now, at));
+        share
+    }
+}
+
+/// Which mark a window ending `at` starts from: the newest at least `MIN_WINDOW` old, else
+/// the oldest there is (the rule of `measure::noise::Sampler::end`).
+fn window_start(
+    mut marks: impl DoubleEndedIterator<Item = Instant> + ExactSizeIterator,
+    at: Instant,
+) -> usize {
+    at.checked_sub(measure::noise::MIN_WINDOW)
+        .and_then(|cutoff| marks.rposition(|t| t <= cutoff))
+        .unwrap_or(0)
+}
+
+/// Ticks used since `before` by the processes in `now`, in percent of one core over `wall`.
+fn share_of_a_core(
+    now: &HashMap<u32, u64>,
     before: &HashMap<u32, u64>,
-    t0: Instant,
+    wall: Duration,
 ) -> f64 {
     // SAFETY: sysconf has no preconditions.
     let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
-    let ticks: u64 = pg
-        .ticks_by_process()
+    let ticks: u64 = now
         .iter()
-        .map(|(pid, now)| now.saturating_sub(before.get(pid).copied().unwrap_or(0)))
+        .map(|(pid, t)| t.saturating_sub(before.get(pid).copied().unwrap_or(0)))
         .sum();
-    100.0 * ticks as f64 / hz / t0.elapsed().as_secs_f64()
+    let wall_s = wall.as_secs_f64();
+    if wall_s > 0.0 {
+        100.0 * ticks as f64 / hz / wall_s
+    } else {
+        0.0
+    }
 }
 
 const CHAPTER: Chapter = Chapter {
@@ -1031,17 +1088,13 @@ fn run(h: Harness, p: &Params, pg: &Postgres) -> i32 {
     };
     let c = &c;
     // The server's CPU is the system under test's: the noise figures leave it out.
-    let own = |cell: Result<Measurement, String>,
-               (before, t0): (HashMap<u32, u64>, Instant)| {
+    let servers = OwnServers::new(pg);
+    let own = |cell: Result<Measurement, String>| {
+        let share = servers.end();
         let mut m = cell?;
-        m.push(
-            records::noise::OWN_SERVERS,
-            "%",
-            own_servers_share(pg, &before, t0),
-        );
+        m.push(records::noise::OWN_SERVERS, "%", share);
         Ok(m)
     };
-    let mark = || (pg.ticks_by_process(), Instant::now());
     let size = |cell: &Cell| {
         cell.case
             .parse::<u32>()
@@ -1049,9 +1102,9 @@ fn run(h: Harness, p: &Params, pg: &Postgres) -> i32 {
     };
     h.run_returning(vec![
         Experiment::new("pool_wait", Cell::grid(&p.pool_sizes, ["lookup"]), |cell, _| {
-            let m = mark();
+            servers.begin();
             let arrivals = even(p.pool_rate_per_s, p.window());
-            own(size(cell).and_then(|n| pool_wait_cell(c, n, &arrivals)), m)
+            own(size(cell).and_then(|n| pool_wait_cell(c, n, &arrivals)))
         })
         .shaped_by(measure::fields!(p => workers, window_ms, pool_rate_per_s, db_wait_ms, pool_sizes)),
         Experiment::new("arrivals", Cell::grid(&p.arrival_pools, Schedule::NAMES), |cell, rep| {
@@ -1062,20 +1115,20 @@ fn run(h: Harness, p: &Params, pg: &Postgres) -> i32 {
                 // compare the same requests; a seed repeats the run.
                 Schedule::Random => random(p.pool_rate_per_s, p.window(), seed ^ ((rep as u64) << 32)),
             };
-            let m = mark();
-            own(pool_wait_cell(c, n, &arrivals), m)
+            servers.begin();
+            own(pool_wait_cell(c, n, &arrivals))
         })
         .shaped_by(measure::fields!(p => workers, window_ms, pool_rate_per_s, db_wait_ms, arrival_pools))
         // A p99 of random arrivals moves with each draw: ten repetitions.
         .repetitions(10),
         Experiment::new("held", Cell::grid([p.held_pool], Hold::NAMES), |cell, _| {
-            let m = mark();
-            own(held_cell(c, &cell.variant), m)
+            servers.begin();
+            own(held_cell(c, &cell.variant))
         })
         .shaped_by(measure::fields!(p => workers, window_ms, held_pool, held_rate_per_s, upstream_ms)),
         Experiment::new("round_trip", Cell::grid(["select_1"], RoundTrip::NAMES), |cell, _| {
-            let m = mark();
-            own(round_trip_cell(c, &cell.variant), m)
+            servers.begin();
+            own(round_trip_cell(c, &cell.variant))
         })
         .shaped_by(measure::fields!(p => workers, round_trips))
         // A cell lasts a fraction of a second: twenty repetitions for a ratio of two.
@@ -1085,8 +1138,8 @@ fn run(h: Harness, p: &Params, pg: &Postgres) -> i32 {
             Cell::grid(&p.page_sizes, PageQuery::NAMES),
             |cell, _| {
                 let n: i32 = cell.case.parse().map_err(|_| "a page size".to_string())?;
-                let m = mark();
-                own(n_plus_one_cell(c, n, &cell.variant), m)
+                servers.begin();
+                own(n_plus_one_cell(c, n, &cell.variant))
             },
         )
         .shaped_by(measure::fields!(p => workers, page_sizes, pages, books))
@@ -1097,8 +1150,8 @@ fn run(h: Harness, p: &Params, pg: &Postgres) -> i32 {
             "sync_driver",
             Cell::grid([p.sync_rate_per_s], Driver::NAMES),
             |cell, _| {
-                let m = mark();
-                own(sync_driver_cell(c, &cell.variant), m)
+                servers.begin();
+                own(sync_driver_cell(c, &cell.variant))
             },
         )
         .shaped_by(measure::fields!(p => workers, window_ms, sync_rate_per_s, sync_wait_ms, sync_connections, ping_per_s, tick_ms))
@@ -1108,14 +1161,14 @@ fn run(h: Harness, p: &Params, pg: &Postgres) -> i32 {
             "fail_fast",
             Cell::grid([p.fail_rate_per_s], AcquireTimeout::NAMES),
             |cell, _| {
-                let m = mark();
-                own(fail_fast_cell(c, &cell.variant), m)
+                servers.begin();
+                own(fail_fast_cell(c, &cell.variant))
             },
         )
         .shaped_by(measure::fields!(p => workers, window_ms, fail_pool, fail_wait_ms, fail_rate_per_s, short_timeout_ms)),
         Experiment::new("pool_size", Cell::grid(&p.cpu_pools, ["stars"]), |cell, _| {
-            let m = mark();
-            own(size(cell).and_then(|n| pool_size_cell(c, n)), m)
+            servers.begin();
+            own(size(cell).and_then(|n| pool_size_cell(c, n)))
         })
         .shaped_by(measure::fields!(p => workers, cpu_pools, cpu_clients, cpu_window_ms, reviews))
         // The CPUs are shared with the service and the clients: ten repetitions.
@@ -1124,12 +1177,34 @@ fn run(h: Harness, p: &Params, pg: &Postgres) -> i32 {
             "dropped_query",
             Cell::grid(["pool_of_1"], StatementTimeout::NAMES),
             |cell, _| {
-                let m = mark();
-                own(StatementTimeout::named(&cell.variant).and_then(|b| dropped_query_cell(c, b)), m)
+                servers.begin();
+                own(StatementTimeout::named(&cell.variant).and_then(|b| dropped_query_cell(c, b)))
             },
         )
         .shaped_by(measure::fields!(p => request_deadline_ms, slow_query_ms, statement_timeout_ms, short_statement_timeout_ms))
         // A cell is one request and the next: ten repetitions, a second or so each.
         .repetitions(10),
     ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_short_cell_looks_back_as_far_as_the_noise_sampler() {
+        let at = Instant::now() + Duration::from_secs(10);
+        let marks = |ms: &[u64]| -> Vec<Instant> {
+            ms.iter().map(|&m| at - Duration::from_millis(m)).collect()
+        };
+        // A cell of 100 ms after others: from the newest mark at least half a second old.
+        let times = marks(&[2_000, 800, 600, 100]);
+        assert_eq!(window_start(times.into_iter(), at), 2);
+        // A cell longer than the window: from its own start.
+        let times = marks(&[3_000, 1_200]);
+        assert_eq!(window_start(times.into_iter(), at), 1);
+        // No mark old enough yet: from the oldest.
+        let times = marks(&[300, 100]);
+        assert_eq!(window_start(times.into_iter(), at), 0);
+    }
 }

@@ -54,6 +54,34 @@ fn the_server_and_its_directory_are_gone_after_stop() {
 }
 
 #[test]
+fn a_connect_given_up_before_its_startup_counts_as_received() {
+    let pg = start();
+    let rt = runtime();
+    let before = pg.connections_received().unwrap();
+    // One connect that finishes, and one dropped before it sends its startup packet.
+    rt.block_on(async {
+        sqlx::PgConnection::connect(&pg.url())
+            .await
+            .unwrap()
+            .close()
+            .await
+            .unwrap();
+    });
+    drop(std::net::TcpStream::connect(("127.0.0.1", pg.port())).unwrap());
+    // Each backend writes its line after the fork: wait for both, up to ten seconds.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let mut received = 0;
+    while received < 2 && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+        received = pg.connections_received().unwrap() - before;
+    }
+    assert_eq!(
+        received, 2,
+        "the server's log counted {received} of the two connects"
+    );
+}
+
+#[test]
 fn every_answer_matches_the_shelf() {
     let pg = start();
     let rt = runtime();
