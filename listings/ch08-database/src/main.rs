@@ -281,13 +281,15 @@ fn histogram<'a>(
     h
 }
 
-/// p50 and p99 of the served requests (from their scheduled time), and their rate.
+/// p50 and p99 of the served requests (from their scheduled time), and their rate
+/// over the run: from the first scheduled request to the last answer, served or not,
+/// so that a pool that stops serving before the end counts the time it served none.
 fn push_latency(m: &mut Measurement, outcomes: &[Outcome]) {
     let served: Vec<&Outcome> =
         outcomes.iter().filter(|o| o.result.is_ok()).collect();
     let h = histogram(served.iter().map(|o| o.done - o.scheduled));
     let first = outcomes.iter().map(|o| o.scheduled).min();
-    let last = served.iter().map(|o| o.done).max();
+    let last = outcomes.iter().map(|o| o.done).max();
     let span = match (first, last) {
         (Some(f), Some(l)) => (l - f).as_secs_f64(),
         _ => 0.0,
@@ -941,10 +943,12 @@ struct OwnServers<'a> {
 }
 
 impl<'a> OwnServers<'a> {
-    fn new(pg: &'a Postgres) -> Self {
+    /// `started`: when the harness took the sampler's first mark, before the server
+    /// started, so that a short first cell looks back as far as the sampler does.
+    fn new(pg: &'a Postgres, started: Instant) -> Self {
         OwnServers {
             pg,
-            marks: RefCell::new(VecDeque::new()),
+            marks: RefCell::new(VecDeque::from([(HashMap::new(), started)])),
         }
     }
 
@@ -1026,6 +1030,8 @@ const CHAPTER: Chapter = Chapter {
 };
 
 fn main() {
+    // About when the harness takes the noise sampler's first mark (OwnServers).
+    let started = Instant::now();
     let (mut h, extra) = Harness::start_with::<Extra>(CHAPTER);
     let cpus = h.cores();
     let p =
@@ -1054,14 +1060,14 @@ fn main() {
         pg.data_dir().display()
     );
     h.derived("postgres_version", pg.version());
-    let code = run(h, &p, &pg);
+    let code = run(h, &p, &pg, started);
     if let Err(e) = pg.stop() {
         eprintln!("warning: {e}");
     }
     std::process::exit(code);
 }
 
-fn run(h: Harness, p: &Params, pg: &Postgres) -> i32 {
+fn run(h: Harness, p: &Params, pg: &Postgres, started: Instant) -> i32 {
     let rt = match measure::runtime(p.workers) {
         Ok(rt) => rt,
         Err(e) => {
@@ -1088,7 +1094,7 @@ fn run(h: Harness, p: &Params, pg: &Postgres) -> i32 {
     };
     let c = &c;
     // The server's CPU is the system under test's: the noise figures leave it out.
-    let servers = OwnServers::new(pg);
+    let servers = OwnServers::new(pg, started);
     let own = |cell: Result<Measurement, String>| {
         let share = servers.end();
         let mut m = cell?;
