@@ -421,8 +421,9 @@ pub(super) fn verdict_summary(data: &Data, d: &VerdictSummary) -> Result<String,
     }
     // A claim's ratio is the median of its per-repetition ratios (records::claims): said once,
     // so that a reader who divides two medians on the page is not left with a discrepancy.
+    let spread_note = spread_note(&claims);
     let mut html = format!(
-        "<p class=\"verdict-summary\"><strong>On {}: {}.</strong> <span class=\"ratio-note\">A ratio here is the median of the ratios in each repetition, so it can differ from the ratio of two medians shown beside it.</span>",
+        "<p class=\"verdict-summary\"><strong>On {}: {}.</strong> <span class=\"ratio-note\">A ratio here is the median of the ratios in each repetition, so it can differ from the ratio of two medians shown beside it.{spread_note}</span>",
         esc(&r.machine),
         held_of(&tally)
     );
@@ -435,6 +436,19 @@ pub(super) fn verdict_summary(data: &Data, d: &VerdictSummary) -> Result<String,
     }
     html.push_str(&elsewhere(data, record, &r.machine, &claims));
     Ok(html)
+}
+
+/// A spread has no direction: said where a chapter has one, so that "within 1.08×" beside two
+/// nearly equal medians reads as the spread it is.
+fn spread_note(claims: &records::claims::Claims) -> &'static str {
+    if claims
+        .conclusions()
+        .any(|c| matches!(c.test, records::claims::Test::Spread(..)))
+    {
+        " A spread is the larger of two figures over the smaller in each repetition, whichever it was."
+    } else {
+        ""
+    }
 }
 
 /// The same conclusions on the book's other machines and beside the busy neighbour, each
@@ -862,6 +876,20 @@ mod tests {
             e,
             "unknown argument `claim` for `claim` (allowed: record, machine, id, show)"
         );
+    }
+
+    #[test]
+    fn the_ratio_note_explains_a_spread_only_where_a_chapter_has_one() {
+        let claims = |test: &str| {
+            records::claims::Claims::parse(&format!(
+                "format = 2\n[[claim]]\nid = \"x\"\nsays = \"x\"\n{test}\nat-most = 2\n"
+            ))
+            .unwrap()
+        };
+        let spread = claims("spread = [\"e/c/a/p99\", \"e/c/b/p99\"]");
+        assert!(super::spread_note(&spread).contains("larger of two figures over the smaller"));
+        let ratio = claims("ratio = [\"e/c/a/p99\", \"e/c/b/p99\"]");
+        assert_eq!(super::spread_note(&ratio), "");
     }
 
     #[test]
